@@ -1,0 +1,274 @@
+"""The shape every game module shares: options, outcomes, step-wise entry and the ``Rules`` base.
+
+A game module defines a frozen ``State``, a frozen ``Move`` and a ``Rules`` subclass that holds only
+its options (pgx, OpenSpiel). Everything a caller needs goes through the methods below; the server,
+the bots and the command line never know a rule.
+
+Step-wise entry (``steps``): a move is entered as a sequence of *tokens*, each a cell id of the
+game's ``view`` (``"e5"``, ``"1,-1"``) or a word (``"pass"``, ``"black"``, ``"white"``, ...). Given the
+tokens clicked so far, ``steps`` answers which tokens may come next and whether the prefix is already
+a complete legal move. The default implementation filters ``legal_moves`` by ``move_tokens``; games
+with large move spaces override it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+from .errors import IllegalMoveError, InvalidMoveError
+
+S = TypeVar("S", bound=Hashable)
+M = TypeVar("M", bound=Hashable)
+
+Score = int | tuple[int, ...]
+OptionValue = int | str
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a game: its default, the values offered to players, and the values accepted.
+
+    ``choices`` are the values a lobby offers and the conformance suite tests; an int option with
+    ``minimum``/``maximum`` also accepts other values in that range.
+    """
+
+    name: str
+    default: OptionValue
+    choices: tuple[OptionValue, ...]
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def validate(self, game: str, value: object) -> OptionValue:
+        """The value, converted from text where needed; ValueError naming the option otherwise."""
+        kind = type(self.default)
+        if kind is int and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise ValueError(f"{game}: option {self.name!r} must be {kind.__name__}, not {value!r}")
+        assert isinstance(value, int | str)
+        if value in self.choices:
+            return value
+        if (
+            isinstance(value, int)
+            and self.minimum is not None
+            and value >= self.minimum
+            and (self.maximum is None or value <= self.maximum)
+        ):
+            return value
+        allowed = ", ".join(map(repr, self.choices))
+        if self.minimum is not None:
+            top = "" if self.maximum is None else f" and <= {self.maximum}"
+            allowed = f">= {self.minimum}{top}"
+        raise ValueError(f"{game}: option {self.name!r} cannot be {value!r} (allowed: {allowed})")
+
+    def to_json(self) -> dict[str, Any]:
+        """The option as the lobby shows it."""
+        return {
+            "name": self.name,
+            "default": self.default,
+            "choices": list(self.choices),
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: the winning seat (None for a draw), why, and both scores if counted.
+
+    ``scores`` is indexed by seat - 1; a score is an int or, for games compared lexicographically,
+    a tuple of ints. ``colour`` is the winner's colour, ``details`` game-specific JSON for display.
+    """
+
+    winner: int | None
+    reason: str
+    scores: tuple[Score, Score] | None = None
+    colour: str | None = None
+    details: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``result`` object of a record and of the protocol."""
+        scores = None if self.scores is None else [_jsonable(s) for s in self.scores]
+        return {
+            "winner": self.winner,
+            "colour": self.colour,
+            "reason": self.reason,
+            "scores": scores,
+        }
+
+
+def _jsonable(score: Score) -> int | list[int]:
+    return list(score) if isinstance(score, tuple) else score
+
+
+@dataclass(frozen=True)
+class Steps:
+    """The answer to a step-wise prefix: legal next tokens, and the move if the prefix is complete.
+
+    ``hints`` optionally maps a next token to game-specific JSON for the browser (a path preview).
+    """
+
+    prefix: tuple[str, ...]
+    next: tuple[str, ...]
+    move: str | None
+    hints: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the prefix is, as it stands, a complete legal move."""
+        return self.move is not None
+
+    def to_json(self) -> dict[str, Any]:
+        """The protocol's ``steps`` payload."""
+        return {
+            "prefix": list(self.prefix),
+            "next": list(self.next),
+            "complete": self.complete,
+            "move": self.move,
+            "hints": dict(self.hints),
+        }
+
+
+class Rules(ABC, Generic[S, M]):
+    """A game's rules for one set of options. Stateless apart from the options; never does IO."""
+
+    slug: ClassVar[str]
+    title: ClassVar[str]
+    summary: ClassVar[str]
+    OPTIONS: ClassVar[tuple[Option, ...]] = ()
+
+    def __init__(self, **options: object) -> None:
+        known = {o.name: o for o in self.OPTIONS}
+        for name in options:
+            if name not in known:
+                raise ValueError(f"{self.slug}: unknown option {name!r}")
+        self._options: dict[str, OptionValue] = {
+            o.name: o.validate(self.slug, options[o.name]) if o.name in options else o.default
+            for o in self.OPTIONS
+        }
+
+    @property
+    def options(self) -> dict[str, OptionValue]:
+        """The effective options, defaults filled in (a fresh dict)."""
+        return dict(self._options)
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self._options.items())
+        return f"games.get({self.slug!r}{', ' if opts else ''}{opts})"
+
+    @classmethod
+    def option_sets(cls) -> list[dict[str, OptionValue]]:
+        """Every combination of offered option values (what the conformance suite runs)."""
+        names = [o.name for o in cls.OPTIONS]
+        combos = itertools.product(*(o.choices for o in cls.OPTIONS))
+        return [dict(zip(names, combo, strict=True)) for combo in combos]
+
+    # --- the API every game implements -------------------------------------------------------
+
+    @abstractmethod
+    def initial_state(self) -> S:
+        """The position before the first move."""
+
+    @abstractmethod
+    def to_move(self, state: S) -> int | None:
+        """The seat to move (1 or 2), or None when the game is over."""
+
+    @abstractmethod
+    def legal_moves(self, state: S) -> Iterable[M]:
+        """Every legal move (empty once the game is over), in the game's documented order."""
+
+    @abstractmethod
+    def format_move(self, state: S, move: M) -> str:
+        """The canonical text of ``move`` in ``state``."""
+
+    @abstractmethod
+    def parse_move(self, state: S, text: str) -> M:
+        """The move written ``text``; InvalidMoveError if it is no move, IllegalMoveError if illegal."""
+
+    @abstractmethod
+    def apply(self, state: S, move: M) -> S:
+        """The state after ``move``; never mutates ``state``; IllegalMoveError if not legal."""
+
+    @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """None while the game goes on, else its outcome."""
+
+    @abstractmethod
+    def view(self, state: S) -> dict[str, Any]:
+        """A JSON-ready description of the position for the browser (schema: ``games.view``)."""
+
+    # --- shared behaviour, overridable ---------------------------------------------------------
+
+    def move_tokens(self, state: S, move: M) -> tuple[str, ...]:
+        """The clicks that enter ``move`` (used by the default :meth:`steps`)."""
+        raise NotImplementedError(f"{self.slug} defines neither move_tokens nor steps")
+
+    def steps(self, state: S, prefix: Sequence[str]) -> Steps:
+        """Legal continuations of the clicked ``prefix``; IllegalMoveError if it leads nowhere."""
+        prefix = tuple(prefix)
+        n = len(prefix)
+        following: set[str] = set()
+        move_text = None
+        for move in self.legal_moves(state):
+            tokens = self.move_tokens(state, move)
+            if tokens[:n] != prefix:
+                continue
+            if len(tokens) == n:
+                move_text = self.format_move(state, move)
+            else:
+                following.add(tokens[n])
+        if prefix and move_text is None and not following:
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        return Steps(prefix, tuple(sorted(following)), move_text)
+
+    def play(self, state: S, text: str) -> S:
+        """Parse ``text`` and apply it."""
+        return self.apply(state, self.parse_move(state, text))
+
+    def random_move(self, state: S, rng: random.Random) -> M:
+        """A uniformly random legal move (games with huge move spaces override this)."""
+        moves = list(self.legal_moves(state))
+        if not moves:
+            raise IllegalMoveError("the game is over: there is no move to choose")
+        return rng.choice(moves)
+
+    def key(self, state: S) -> Hashable:
+        """A stable key of the position for repetition checks and caches."""
+        return state
+
+    def bench_legal(self, state: S) -> int:
+        """The legal-move work the server does for one position, for ``make bench``; returns a count."""
+        return sum(1 for _ in self.legal_moves(state))
+
+    def check_over(self, state: S) -> None:
+        """Raise IllegalMoveError if the game is over (a helper for ``apply``/``parse_move``)."""
+        if self.to_move(state) is None:
+            raise IllegalMoveError("the game is over: no move can be played")
+
+
+def parse_word(text: str, words: Iterable[str]) -> str | None:
+    """``text`` stripped and lowered if it is one of ``words``, else None.
+
+    >>> parse_word(" Pass ", ["pass"])
+    'pass'
+    """
+    t = text.strip().lower()
+    return t if t in set(words) else None
+
+
+__all__ = [
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "Option",
+    "OptionValue",
+    "Outcome",
+    "Rules",
+    "Score",
+    "Steps",
+    "parse_word",
+]
