@@ -1,0 +1,44 @@
+"""Settings read from the environment (pydantic-settings); one ``Settings`` object per app."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything an operator may tune; each field is read from the same-named variable."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    database_url: str = "sqlite+aiosqlite:///./data/hexmoot.db"
+    host: str = "127.0.0.1"
+    port: int = 8000
+    secret_key: str = Field(default="dev-only-secret-change-me", min_length=16)
+    cookie_secure: bool = False
+
+    # Games with no event for this long are ended as abandoned (seconds).
+    abandon_after: float = 7 * 24 * 3600.0
+    abandon_check_every: float = 60.0
+
+    # Websocket limits.
+    ws_idle_timeout: float = 60.0
+    ws_max_message_bytes: int = 16 * 1024
+    ws_rate_messages: int = 30
+    ws_rate_window: float = 5.0
+    ws_max_sockets_per_visitor: int = 32
+    ws_resync_gap: int = 200  # a reconnect missing more events than this gets a snapshot
+
+    state_cache_size: int = 2048
+
+    def is_sqlite(self) -> bool:
+        """Whether the database is SQLite."""
+        return self.database_url.startswith("sqlite")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The settings of the environment, read once."""
+    return Settings()

@@ -1,0 +1,80 @@
+"""The async SQLAlchemy engine: aiosqlite by default (WAL, foreign keys on), asyncpg for PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+
+
+def normalise_url(url: str) -> str:
+    """Pick the async driver: ``postgresql://`` becomes ``postgresql+asyncpg://``."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+asyncpg://" + url[len(prefix) :]
+    if url.startswith("sqlite://") and not url.startswith("sqlite+aiosqlite://"):
+        return "sqlite+aiosqlite://" + url[len("sqlite://") :]
+    return url
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: a commit survives a process kill
+    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.close()
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """An engine for ``url``; for SQLite the database directory is created and pragmas set."""
+    url = normalise_url(url)
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {}
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        kwargs["connect_args"] = {"timeout": 10}
+    else:
+        kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+    engine = create_async_engine(url, **kwargs)
+    if parsed.get_backend_name() == "sqlite":
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    return engine
+
+
+def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """Sessions that keep loaded objects usable after commit."""
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+async def database_status(engine: AsyncEngine) -> dict[str, Any]:
+    """A health report: reachable or not, the backend, and the migration revision."""
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+            try:
+                revision = (
+                    await conn.execute(text("SELECT version_num FROM alembic_version"))
+                ).scalar()
+            except Exception:
+                revision = None
+        return {"ok": True, "backend": engine.dialect.name, "revision": revision}
+    except Exception as exc:
+        return {"ok": False, "backend": engine.dialect.name, "error": type(exc).__name__}
+
+
+async def session_scope(maker: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
+    """Yield a session, closed afterwards (for FastAPI dependencies)."""
+    async with maker() as session:
+        yield session

@@ -1,0 +1,1 @@
+"""HTTP and websocket routes: they parse input and map errors; the work is in ``app.services``."""

@@ -1,0 +1,102 @@
+// Hex geometry for drawing, the browser's twin of games/hexgrid.py.
+//
+// Axial coordinates (q, r), pointy-top cells, r growing downward:
+//   x = sqrt(3) * (q + r/2),  y = 1.5 * r     (times the cell radius)
+// The six directions in the rules' fixed order: E, NE, NW, W, SW, SE.
+// This module knows geometry only: no rule of any game lives here.
+
+export const SQRT3 = Math.sqrt(3);
+
+export const DIRECTIONS = [
+  [1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1],
+];
+
+/** Pixel centre of cell (q, r) for cells of radius `size`. */
+export function toPixel(q, r, size = 1) {
+  return [size * SQRT3 * (q + r / 2), size * 1.5 * r];
+}
+
+/** The six corners of a pointy-top hexagon centred on (x, y), as an SVG points string. */
+export function hexCorners(x, y, size) {
+  const pts = [];
+  for (let i = 0; i < 6; i++) {
+    const a = (Math.PI / 180) * (60 * i - 30);
+    pts.push(`${round(x + size * Math.cos(a))},${round(y + size * Math.sin(a))}`);
+  }
+  return pts.join(" ");
+}
+
+/** Hex distance between two axial cells. */
+export function distance(a, b) {
+  const dq = a[0] - b[0];
+  const dr = a[1] - b[1];
+  return Math.max(Math.abs(dq), Math.abs(dr), Math.abs(dq + dr));
+}
+
+/** The cell next to (q, r) in direction index d. */
+export function step(q, r, d) {
+  return [q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]];
+}
+
+/** A key for maps of cells. */
+export function key(q, r) {
+  return `${q},${r}`;
+}
+
+/** Bounding box {minX, minY, maxX, maxY} of pixel points, grown by `pad`. */
+export function bounds(points, pad = 0) {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const [x, y] of points) {
+    minX = Math.min(minX, x); minY = Math.min(minY, y);
+    maxX = Math.max(maxX, x); maxY = Math.max(maxY, y);
+  }
+  if (minX === Infinity) return { minX: -pad, minY: -pad, maxX: pad, maxY: pad };
+  return { minX: minX - pad, minY: minY - pad, maxX: maxX + pad, maxY: maxY + pad };
+}
+
+/**
+ * Where the coordinate labels of a named board go, from the view's `rows` (label, r, qmin)
+ * and its cells. Row letters sit beyond both ends of each row. A cell's number counts from
+ * its row's left end; cells sharing a number form a line that runs south-west down to the
+ * middle row and south-east below it, so each number is written beyond the line's top end
+ * (north-east of it) and beyond its bottom end (south-east of it).
+ * Returns [{text, q, r, kind: "row" | "number"}] in fractional axial coordinates.
+ */
+export function boardLabels(rows, cells) {
+  if (!rows || rows.length === 0) return [];
+  const byRow = new Map();
+  for (const c of cells) {
+    if (!byRow.has(c.r)) byRow.set(c.r, []);
+    byRow.get(c.r).push(c.q);
+  }
+  const labels = [];
+  const lines = new Map(); // number -> {top: [q, r], bottom: [q, r]}
+  for (const row of rows) {
+    const qs = byRow.get(row.r);
+    if (!qs || qs.length === 0) continue;
+    const qmin = Math.min(...qs);
+    const qmax = Math.max(...qs);
+    labels.push({ text: row.label, q: qmin - 0.85, r: row.r, kind: "row" });
+    labels.push({ text: row.label, q: qmax + 0.85, r: row.r, kind: "row" });
+    for (const q of qs) {
+      const n = q - row.qmin + 1;
+      const line = lines.get(n);
+      if (!line) {
+        lines.set(n, { top: [q, row.r], bottom: [q, row.r] });
+      } else {
+        if (row.r < line.top[1]) line.top = [q, row.r];
+        if (row.r > line.bottom[1]) line.bottom = [q, row.r];
+      }
+    }
+  }
+  for (const [n, line] of lines) {
+    labels.push({ text: String(n), q: line.top[0] + 0.78, r: line.top[1] - 0.78, kind: "number" });
+    labels.push({ text: String(n), q: line.bottom[0], r: line.bottom[1] + 0.78, kind: "number" });
+  }
+  return labels;
+}
+
+/** Round to two decimals for compact SVG. */
+export function round(v) {
+  return Math.round(v * 100) / 100;
+}

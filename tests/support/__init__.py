@@ -1,0 +1,1 @@
+"""Shared test helpers: fresh migrated databases and real uvicorn processes on loopback."""
