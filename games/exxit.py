@@ -1,0 +1,562 @@
+"""Exxit (Vincent Everaert, 2003): a boardless sowing game on a field of hex tiles that grows.
+
+The binding rules are ``shared/rules/exxit.md`` (its decisions are cited as ``[9.n]``); the designer's
+text is ``shared/rules/source/exxit.es.txt``. In short:
+
+- The field starts as four tiles: red ``0,0`` and ``1,-1``, black ``0,-1`` and ``1,0``. The stock holds
+  the rest of the variant's tiles (``standard`` 39, ``blitz`` 29, ``beginner`` 19, core included).
+  Each player has 8 pawns in reserve. Red (seat 1) moves first [9.8]; Black is seat 2.
+- A stack belongs to the colour of its top pawn. On each turn the mover has one kind of move, by
+  priority: a **dance** if any exists (compulsory; if a dance drops pawns off the field, only such
+  dances are legal) [9.2]; else a **placement** (a pawn from the reserve onto any tile without pawns)
+  [9.9] or a **liberation**; else ``pass``.
+- A dance sows the mover's whole stack of ``n`` pawns, bottom pawn first, one per cell along a
+  straight line. Every cell before the target is an empty tile; the target is the first stack met,
+  an opponent's, no higher than ``n`` [9.1], at most ``n`` away. Past the target the pawns land on
+  anything on tiles; at the first cell without a tile the pawns still in hand become a prisoner stack
+  there (original order kept). A dance whose prisoners would land on a prisoner stack is illegal [9.3].
+- A liberation takes a prisoner stack with at least two tile neighbours: its pawns go back to their
+  owners, a tile of the liberator's colour fills its cell (``stock -= 1``), and neighbouring prisoner
+  stacks that now touch two tiles follow, depth first in direction order, while the stock lasts.
+- The game ends when a liberation empties the stock, after two passes in a row [9.5], or at the third
+  occurrence of a position [9.6]. Each colour scores its tiles plus the size of its largest island
+  [9.7]; equal scores are a draw [9.4]. The "expert" setup of BoardSpace is not offered [9.10].
+
+Notation (§10): a placement is the cell ``q,r``; a dance ``source>target`` (the first stack met);
+a liberation ``+q,r`` (the chain follows by itself); ``pass``. The parser allows blanks around the
+comma, ``>`` and after ``+``, and ``pass`` in any case; the printer writes none of them.
+
+Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
+
+- [R.1] Liberation chain: the neighbours of a freshly tiled cell are examined one at a time in
+  direction order, each *when its turn comes* (so a sub-chain started by an earlier neighbour may
+  already have given a later one its second tile, or liberated it).
+- [R.2] Several end conditions at once: ``stock-exhausted`` before ``double-pass`` before
+  ``repetition`` (the order of §7). A liberation is never a pass, so only the last two can meet.
+- [R.3] Repetition history: only positions since the last irreversible move are kept. A placement
+  lowers a reserve and an off-field dance adds a prisoner stack, and only a liberation (which spends
+  a tile of the stock for good) can undo either, so no earlier position can ever recur. This is the
+  same count as §7 asks, only shorter.
+- [R.4] Colours: pawns and tiles are ``"red"`` (seat 1) and ``"black"`` (seat 2), as in the spec.
+- [R.5] Move order of ``legal_moves``: dances by source in reading order (``r``, then ``q``), then by
+  direction (E, NE, NW, W, SW, SE); placements in reading order, then liberations in reading order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any, ClassVar, Literal
+
+from .base import Option, Outcome
+from .base import Rules as BaseRules
+from .errors import IllegalMoveError, InvalidMoveError
+from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
+from .view import CellView, make_view
+
+# --- constants -----------------------------------------------------------------------------------
+
+RED, BLACK = 1, 2  # seats; also the colours of pawns and tiles
+COLOURS: dict[int, str] = {RED: "red", BLACK: "black"}  # [R.4]
+PAWNS = 8  # each player's reserve at the start
+VARIANTS: dict[str, int] = {"standard": 39, "blitz": 29, "beginner": 19}  # tiles, core included
+CORE: tuple[tuple[Hex, int], ...] = (
+    ((0, -1), BLACK),
+    ((1, -1), RED),
+    ((0, 0), RED),
+    ((1, 0), BLACK),
+)
+
+Stack = tuple[int, ...]  # pawn colours, bottom to top
+
+
+def reading_order(cell: Hex) -> tuple[int, int]:
+    """Sort key of a cell: ``r`` ascending, then ``q`` (README, "Cell names")."""
+    return (cell[1], cell[0])
+
+
+def cell_name(cell: Hex) -> str:
+    """The spec's name of a cell: ``q,r``."""
+    return f"{cell[0]},{cell[1]}"
+
+
+# --- state ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class State:
+    """A position of Exxit, immutable and hashable.
+
+    ``tiles`` and ``stacks`` are (cell, value) pairs in reading order; ``stacks`` holds both the stacks
+    on tiles and the prisoner stacks on off-field cells. ``history`` holds the keys of the positions
+    since the last irreversible move, this one last [R.3]; ``ended`` is the end reason once over.
+    ``last`` (the last move's text and cell ids) is for display only and not part of :meth:`key`.
+    """
+
+    tiles: tuple[tuple[Hex, int], ...]
+    stacks: tuple[tuple[Hex, Stack], ...]
+    reserves: tuple[int, int]
+    stock: int
+    mover: int
+    passes: int = 0
+    ply: int = 0
+    ended: str | None = None
+    history: tuple[tuple[Any, ...], ...] = ()
+    last: tuple[str, tuple[str, ...]] | None = None
+
+    @cached_property
+    def tile_at(self) -> dict[Hex, int]:
+        """Tile colour by cell (a cache derived from ``tiles``)."""
+        return dict(self.tiles)
+
+    @cached_property
+    def stack_at(self) -> dict[Hex, Stack]:
+        """Stack by cell, prisoners included (a cache derived from ``stacks``)."""
+        return dict(self.stacks)
+
+    def position(self) -> tuple[Any, ...]:
+        """What §7 compares for repetition: field, stacks, prisoners, reserves, stock, mover."""
+        return (self.tiles, self.stacks, self.reserves, self.stock, self.mover)
+
+    def prisoners(self) -> list[tuple[Hex, Stack]]:
+        """The prisoner stacks (on off-field cells), in reading order."""
+        tiles = self.tile_at
+        return [(c, s) for c, s in self.stacks if c not in tiles]
+
+
+def make_state(
+    tiles: dict[Hex, int],
+    stacks: dict[Hex, Stack],
+    *,
+    reserves: tuple[int, int],
+    stock: int,
+    mover: int = RED,
+    passes: int = 0,
+    ply: int = 0,
+) -> State:
+    """A position built directly (tests, puzzles); its history starts with itself."""
+    state = State(
+        tiles=tuple(sorted(tiles.items(), key=lambda kv: reading_order(kv[0]))),
+        stacks=tuple(sorted(stacks.items(), key=lambda kv: reading_order(kv[0]))),
+        reserves=reserves,
+        stock=stock,
+        mover=mover,
+        passes=passes,
+        ply=ply,
+    )
+    return _with_history(state, ())
+
+
+# --- moves ---------------------------------------------------------------------------------------
+
+Kind = Literal["place", "dance", "liberate", "pass"]
+
+
+@dataclass(frozen=True)
+class Move:
+    """A move: ``place`` a pawn on ``cell``; ``dance`` from ``cell`` towards the stack on ``target``;
+    ``liberate`` the prisoner stack on ``cell``; or ``pass`` (no cell)."""
+
+    kind: Kind
+    cell: Hex | None = None
+    target: Hex | None = None
+
+    def tokens(self) -> tuple[str, ...]:
+        """The clicks that enter the move: cell ids, or the word ``pass``."""
+        if self.cell is None:
+            return ("pass",)
+        if self.target is None:
+            return (cell_name(self.cell),)
+        return (cell_name(self.cell), cell_name(self.target))
+
+    def text(self) -> str:
+        """The canonical notation (§10)."""
+        if self.kind == "pass" or self.cell is None:
+            return "pass"
+        if self.kind == "liberate":
+            return "+" + cell_name(self.cell)
+        if self.kind == "dance" and self.target is not None:
+            return f"{cell_name(self.cell)}>{cell_name(self.target)}"
+        return cell_name(self.cell)
+
+
+PASS = Move("pass")
+
+_CELL = r"\s*(-?\d+)\s*,\s*(-?\d+)\s*"
+_PLACE = re.compile(_CELL)
+_LIBERATE = re.compile(r"\s*\+" + _CELL)
+_DANCE = re.compile(_CELL + ">" + _CELL)
+
+
+# --- rules ---------------------------------------------------------------------------------------
+
+
+class Rules(BaseRules[State, Move]):
+    """Exxit for one variant (number of tiles)."""
+
+    slug: ClassVar[str] = "exxit"
+    title: ClassVar[str] = "Exxit"
+    summary: ClassVar[str] = (
+        "Sow stacks of pawns into enemy stacks, drop prisoners off the field, free them to lay tiles."
+    )
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "variant",
+            "standard",
+            tuple(VARIANTS),
+            "tiles in the game: standard 39, blitz 29, beginner 19",
+        ),
+    )
+
+    @property
+    def total_tiles(self) -> int:
+        """Tiles in the game, the core included."""
+        return VARIANTS[str(self._options["variant"])]
+
+    def initial_state(self) -> State:
+        """The core of four tiles, no pawns, full reserves; Red to move [9.8]."""
+        return make_state(
+            dict(CORE), {}, reserves=(PAWNS, PAWNS), stock=self.total_tiles - len(CORE)
+        )
+
+    def to_move(self, state: State) -> int | None:
+        """The seat to move, None once the game is over."""
+        return None if state.ended else state.mover
+
+    def legal_moves(self, state: State) -> list[Move]:
+        """Every legal move in the order of [R.5]: one kind only, by the priority of §4."""
+        if state.ended:
+            return []
+        return _legal(state)
+
+    def format_move(self, state: State, move: Move) -> str:
+        """The canonical text of ``move`` (§10)."""
+        return move.text()
+
+    def parse_move(self, state: State, text: str) -> Move:
+        """The move written ``text``: InvalidMoveError if no move, IllegalMoveError if not legal."""
+        move = _parse(text)
+        self.check_over(state)
+        if move not in _legal(state):
+            raise IllegalMoveError(f"{text!r} is not legal here: {_why_illegal(state, move)}")
+        return move
+
+    def apply(self, state: State, move: Move) -> State:
+        """The state after ``move``; IllegalMoveError if it is not legal."""
+        self.check_over(state)
+        if move not in _legal(state):
+            raise IllegalMoveError(
+                f"{move.text()!r} is not legal here: {_why_illegal(state, move)}"
+            )
+        return _play(state, move)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """None while the game goes on; else the scores of §8 and the winner (None: a draw [9.4])."""
+        if not state.ended:
+            return None
+        red, black = score(state, RED), score(state, BLACK)
+        winner = None if red == black else (RED if red > black else BLACK)
+        return Outcome(
+            winner=winner,
+            reason=state.ended,
+            scores=(red, black),
+            colour=None if winner is None else COLOURS[winner],
+            details={
+                "tiles": [_count_tiles(state, RED), _count_tiles(state, BLACK)],
+                "largest_island": [_largest_island(state, RED), _largest_island(state, BLACK)],
+            },
+        )
+
+    def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
+        """Placement and liberation: the cell; dance: source then target; ``pass``."""
+        return move.tokens()
+
+    def key(self, state: State) -> tuple[Any, ...]:
+        """The position (display fields and counters excluded), plus whether the game is over."""
+        return (*state.position(), state.ended)
+
+    def view(self, state: State) -> dict[str, Any]:
+        """Tiles, stacks and prisoners as cells (ids ``q,r``), reserves, stock and scores."""
+        tiles = state.tile_at
+        cells: list[CellView] = []
+        cell_order = sorted({*tiles, *state.stack_at}, key=reading_order)
+        for c in cell_order:
+            entry: CellView = {
+                "id": cell_name(c),
+                "q": c[0],
+                "r": c[1],
+                "stack": [COLOURS[p] for p in state.stack_at.get(c, ())],
+            }
+            if c in tiles:
+                entry["tile"] = COLOURS[tiles[c]]
+            else:
+                entry["mark"] = "prisoner"
+            cells.append(entry)
+        scores = {str(s): score(state, s) for s in (RED, BLACK)}
+        counters: list[dict[str, Any]] = [
+            {"label": "Stock", "value": state.stock, "seat": None},
+            {"label": "Red reserve", "value": state.reserves[0], "seat": RED},
+            {"label": "Black reserve", "value": state.reserves[1], "seat": BLACK},
+            {"label": "Red score", "value": scores["1"], "seat": RED},
+            {"label": "Black score", "value": scores["2"], "seat": BLACK},
+        ]
+        extra = {
+            "variant": self._options["variant"],
+            "total_tiles": self.total_tiles,
+            "stock": state.stock,
+            "reserves": {"1": state.reserves[0], "2": state.reserves[1]},
+            "scores": scores,
+            "prisoners": [
+                {"id": cell_name(c), "q": c[0], "r": c[1], "stack": [COLOURS[p] for p in s]}
+                for c, s in state.prisoners()
+            ],
+            "passes_in_a_row": state.passes,
+            "tile_colours": {"1": COLOURS[RED], "2": COLOURS[BLACK]},
+        }
+        return make_view(
+            game=self.slug,
+            kind="field",
+            side=None,
+            cells=cells,
+            rows=[],
+            to_move=self.to_move(state),
+            colours=(COLOURS[RED], COLOURS[BLACK]),
+            phase="play",
+            last_move=state.last,
+            counters=counters,
+            outcome=self.outcome(state),
+            extra=extra,
+        )
+
+
+# --- scoring -------------------------------------------------------------------------------------
+
+
+def islands(state: State, colour: int) -> list[int]:
+    """Sizes of the islands (maximal sets of touching tiles) of ``colour``, largest first."""
+    own = {c for c, t in state.tiles if t == colour}
+    sizes = []
+    while own:
+        todo = [own.pop()]
+        size = 0
+        while todo:
+            c = todo.pop()
+            size += 1
+            for n in neighbours(c):
+                if n in own:
+                    own.remove(n)
+                    todo.append(n)
+        sizes.append(size)
+    return sorted(sizes, reverse=True)
+
+
+def score(state: State, colour: int) -> int:
+    """Tiles of ``colour`` plus the size of its largest island (§8, [9.7])."""
+    sizes = islands(state, colour)
+    return sum(sizes) + (sizes[0] if sizes else 0)
+
+
+def _count_tiles(state: State, colour: int) -> int:
+    return sum(1 for _, t in state.tiles if t == colour)
+
+
+def _largest_island(state: State, colour: int) -> int:
+    sizes = islands(state, colour)
+    return sizes[0] if sizes else 0
+
+
+# --- move generation -----------------------------------------------------------------------------
+
+
+def _dances(state: State) -> Iterator[tuple[Hex, int, Hex, bool]]:
+    """Legal dances of the mover by the rules of §5: (source, direction, target, off-field)."""
+    me = state.mover
+    tiles = state.tile_at
+    stacks = state.stack_at
+    for source, stack in state.stacks:
+        if stack[-1] != me or source not in tiles:
+            continue  # not the mover's, or a prisoner stack: prisoners never dance
+        n = len(stack)
+        sq, sr = source
+        for d, (dq, dr) in enumerate(DIRECTIONS):
+            for k in range(1, n + 1):
+                cell = (sq + k * dq, sr + k * dr)
+                if cell not in tiles:
+                    break  # a cell without a tile before the target: no dance this way
+                target = stacks.get(cell)
+                if target is None:
+                    continue
+                if target[-1] == me or len(target) > n:  # [9.1] no higher than the dancer
+                    break
+                off = blocked = False
+                for j in range(k + 1, n + 1):
+                    beyond = (sq + j * dq, sr + j * dr)
+                    if beyond not in tiles:
+                        off = True
+                        blocked = beyond in stacks  # [9.3] prisoners never land on prisoners
+                        break
+                if not blocked:
+                    yield source, d, cell, off
+                break
+
+
+def _legal(state: State) -> list[Move]:
+    """The legal moves of a live position, by the priority of §4."""
+    dances = list(_dances(state))
+    if dances:  # dancing is compulsory [9.9]
+        if any(off for *_, off in dances):  # [9.2] off-field dances come first
+            dances = [dc for dc in dances if dc[3]]
+        return [Move("dance", s, t) for s, _, t, _ in dances]
+    moves: list[Move] = []
+    if state.reserves[state.mover - 1] >= 1:  # [9.9] on any tile without pawns, either colour
+        stacks = state.stack_at
+        moves.extend(Move("place", c) for c, _ in state.tiles if c not in stacks)
+    if state.stock >= 1:
+        tiles = state.tile_at
+        moves.extend(Move("liberate", c) for c, _ in state.prisoners() if _touching(tiles, c) >= 2)
+    return moves or [PASS]
+
+
+def _touching(tiles: dict[Hex, int], cell: Hex) -> int:
+    """How many tiles touch ``cell``."""
+    return sum(1 for n in neighbours(cell) if n in tiles)
+
+
+def _why_illegal(state: State, move: Move) -> str:
+    """A short reason for the error message of a refused move."""
+    legal = _legal(state)
+    kinds = {m.kind for m in legal}
+    if move.kind not in kinds:
+        if "dance" in kinds:
+            return "a dance is possible, and dancing is compulsory"
+        if kinds == {"pass"}:
+            return "no move is possible: the only move is 'pass'"
+        return f"no {move.kind} is possible now"
+    if move.kind == "dance":
+        return "no such dance (or an off-field dance has priority)"
+    if move.kind == "place":
+        return "a pawn goes on a tile without pawns, from a reserve that is not empty"
+    return "a liberation needs a prisoner stack touching at least two tiles"
+
+
+# --- applying a move -----------------------------------------------------------------------------
+
+
+def _play(state: State, move: Move) -> State:
+    """The state after the legal ``move``, the end of the game decided."""
+    tiles = state.tile_at
+    stacks = dict(state.stack_at)
+    reserves = list(state.reserves)
+    stock = state.stock
+    me = state.mover
+    passes = 0
+    ended: str | None = None
+    irreversible = True
+    touched: list[Hex] = []
+    cell = move.cell
+    if move.kind == "pass" or cell is None:
+        passes = state.passes + 1
+        irreversible = False
+        if passes >= 2:  # [9.5]
+            ended = "double-pass"
+    elif move.kind == "place":
+        stacks[cell] = (me,)
+        reserves[me - 1] -= 1
+        touched.append(cell)
+    elif move.kind == "dance":
+        assert move.target is not None
+        d = direction_between(cell, move.target)
+        assert d is not None
+        hand = stacks.pop(cell)
+        touched.append(cell)
+        at = cell
+        irreversible = False
+        for i, pawn in enumerate(hand):  # bottom pawn first
+            at = add(at, DIRECTIONS[d])
+            touched.append(at)
+            if at not in tiles:  # off the field: the rest become one prisoner stack
+                stacks[at] = hand[i:]
+                irreversible = True
+                break
+            stacks[at] = (*stacks.get(at, ()), pawn)
+    else:  # liberation
+        new_tiles = dict(tiles)
+        stock = _liberate(cell, me, new_tiles, stacks, reserves, stock, touched)
+        tiles = new_tiles
+        if stock == 0:
+            ended = "stock-exhausted"
+    after = State(
+        tiles=state.tiles if tiles is state.tile_at else _sorted(tiles),
+        stacks=_sorted(stacks),
+        reserves=(reserves[0], reserves[1]),
+        stock=stock,
+        mover=BLACK if me == RED else RED,
+        passes=passes,
+        ply=state.ply + 1,
+        ended=ended,
+        last=(move.text(), tuple(cell_name(c) for c in touched)),
+    )
+    after = _with_history(after, () if irreversible else state.history)  # [R.3]
+    if after.ended is None and after.history.count(after.history[-1]) >= 3:  # [9.6] [R.2]
+        after = replace(after, ended="repetition")
+    return after
+
+
+def _liberate(
+    cell: Hex,
+    me: int,
+    tiles: dict[Hex, int],
+    stacks: dict[Hex, Stack],
+    reserves: list[int],
+    stock: int,
+    touched: list[Hex],
+) -> int:
+    """Free the prisoner stack on ``cell`` and, depth first, its neighbours (§6); the stock left."""
+    for pawn in stacks.pop(cell):
+        reserves[pawn - 1] += 1  # each pawn back to its owner
+    tiles[cell] = me  # the liberator's colour, whoever's pawns were freed
+    stock -= 1
+    touched.append(cell)
+    for n in neighbours(cell):  # [R.1] direction order, each neighbour judged when reached
+        if stock < 1:
+            break
+        if n in stacks and n not in tiles and _touching(tiles, n) >= 2:
+            stock = _liberate(n, me, tiles, stacks, reserves, stock, touched)
+    return stock
+
+
+def _sorted(cells: dict[Hex, Any]) -> tuple[tuple[Hex, Any], ...]:
+    return tuple(sorted(cells.items(), key=lambda kv: reading_order(kv[0])))
+
+
+def _with_history(state: State, history: tuple[tuple[Any, ...], ...]) -> State:
+    """``state`` with ``history`` plus its own position appended."""
+    return replace(state, history=(*history, state.position()))
+
+
+# --- notation ------------------------------------------------------------------------------------
+
+
+def _parse(text: str) -> Move:
+    """The move written ``text`` (§10), not yet checked for legality."""
+    if not isinstance(text, str):
+        raise InvalidMoveError(f"a move must be text, not {text!r}")
+    if text.strip().lower() == "pass":
+        return PASS
+    if m := _PLACE.fullmatch(text):
+        return Move("place", (int(m[1]), int(m[2])))
+    if m := _LIBERATE.fullmatch(text):
+        return Move("liberate", (int(m[1]), int(m[2])))
+    if m := _DANCE.fullmatch(text):
+        source, target = (int(m[1]), int(m[2])), (int(m[3]), int(m[4]))
+        if direction_between(source, target) is None:
+            raise InvalidMoveError(f"{text!r}: a dance goes along a straight line to its target")
+        return Move("dance", source, target)
+    raise InvalidMoveError(
+        f"{text!r} is not an Exxit move (a cell 'q,r', a dance 'q,r>q,r', '+q,r' or 'pass')"
+    )
+
+
+__all__ = ["BLACK", "PASS", "RED", "Move", "Rules", "State", "islands", "make_state", "score"]
