@@ -80,7 +80,7 @@ export class Board {
       if (c.mark) out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
       if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, "last"));
       if (prefix.has(c.id)) out.marks.push(markSvg(kind, x, y, "chosen"));
-      const radius = SIZE * (kind === "points" ? 0.7 : 0.74);
+      const radius = SIZE * ({ points: 0.7, field: 0.6 }[kind] || 0.74);
       out.pieces.push(stackSvg(x, y, c.stack, radius));
       if (next.has(c.id)) {
         const busy = c.stack && c.stack.length;
@@ -133,14 +133,14 @@ export class Board {
         segs.push(`M${round(x)} ${round(y)}L${round(x2)} ${round(y2)}`);
       }
     }
-    const ring = [];
-    for (const c of v.cells) {
-      const [x, y] = toPixel(c.q, c.r, SIZE);
-      ring.push([x, y]);
-    }
-    const hb = bounds(ring, SIZE * 0.9);
+    // The board's outline: a hexagon through the six corner points, pushed out by half a cell.
+    const m = v.board.side ? v.board.side - 1 : Math.max(...v.cells.map((c) => Math.abs(c.q)));
+    const f = (m + 0.62) / Math.max(m, 1);
+    const corners = [[m, 0], [m, -m], [0, -m], [-m, 0], [-m, m], [0, m]]
+      .map(([q, r]) => toPixel(q * f, r * f, SIZE).map(round).join(","))
+      .join(" ");
     out.cells.push(
-      `<rect class="lattice-bg" x="${round(hb.minX)}" y="${round(hb.minY)}" width="${round(hb.maxX - hb.minX)}" height="${round(hb.maxY - hb.minY)}" rx="${SIZE}"/>`,
+      `<polygon class="lattice-bg" points="${corners}"/>`,
       `<path class="line" d="${segs.join("")}"/>`,
     );
   }

@@ -56,7 +56,7 @@ export function bounds(points, pad = 0) {
 
 /**
  * Where the coordinate labels of a named board go, from the view's `rows` (label, r, qmin)
- * and its cells. Row letters sit beyond both ends of each row. A cell's number counts from
+ * and its cells. Row letters sit left of each row. A cell's number counts from
  * its row's left end; cells sharing a number form a line that runs south-west down to the
  * middle row and south-east below it, so each number is written beyond the line's top end
  * (north-east of it) and beyond its bottom end (south-east of it).
@@ -75,9 +75,7 @@ export function boardLabels(rows, cells) {
     const qs = byRow.get(row.r);
     if (!qs || qs.length === 0) continue;
     const qmin = Math.min(...qs);
-    const qmax = Math.max(...qs);
     labels.push({ text: row.label, q: qmin - 0.85, r: row.r, kind: "row" });
-    labels.push({ text: row.label, q: qmax + 0.85, r: row.r, kind: "row" });
     for (const q of qs) {
       const n = q - row.qmin + 1;
       const line = lines.get(n);

@@ -71,7 +71,7 @@ export function stackSvg(x, y, stack, radius) {
   }
   parts.push(`<circle class="piece top pc-${top[0]}" cx="${round(x)}" cy="${round(y)}" r="${round(inner)}"/>`);
   if (stack.length > 1) {
-    const fs = inner * (stack.length > 9 ? 0.95 : 1.15);
+    const fs = inner * (below.length ? 1.1 : 0.9) * (stack.length > 9 ? 0.85 : 1);
     parts.push(
       `<text class="height tx-${top[0]}" x="${round(x)}" y="${round(y)}" font-size="${round(fs)}" dy="0.35em">${stack.length}</text>`,
     );
