@@ -1,0 +1,510 @@
+"""Valaturna: stacks on the points of a hexagon, captured by symmetric flanks.
+
+Binding rules: ``shared/rules/valaturna.md`` (the designer's text is ``source/valaturna.txt``);
+decision numbers below are the rows of its §7 table, marked ``[§7.n]`` in the code.
+
+Summary. The board is the 3N(N-1)+1 points of a hexagonal lattice of side N (7 by default, 5 for the
+short game; any N >= 3) [§7.1]. A stack's colour is its top piece [§7.2].
+
+* Two-stack pie [§7.14]: Seat 1 puts one black and one white stack, height 1, on two distinct
+  points (``e3/e7``: black point / white point); Seat 2 answers ``black`` or ``white`` and Seat 1
+  takes the other colour; then Black moves [§7.15].
+* A turn is ``pass`` (always legal [§7.11]) or a placement of a height-1 stack of one's colour on an
+  empty point whose first stack along some ray is friendly (zero or more empty points between)
+  [§7.3]; with no friendly stack only ``pass`` remains [§7.4].
+* The placed stack P captures, along each of the six rays from P, the enemy stacks of a flank
+  ``P .^n (E+ .^n)+ F``: n >= 0 leading empty points, one or more maximal enemy chains each
+  followed by exactly n empties, then a friendly stack [§7.5, §7.6]. Only flanks of the placed
+  stack count [§7.7]; all are captured, simultaneously [§7.8]; a capture puts one piece of the
+  mover's colour on top of the stack [§7.9]; captured stacks never flank in the same move [§7.10].
+* Two consecutive passes end the game [§7.12]. The heights of each colour's stacks, sorted
+  descending and padded with 0, are compared lexicographically; equal lists go to the player who
+  did not make the first of the two final passes (the last placer; White if nobody placed)
+  [§7.13]. There are no draws.
+
+Notation (spec §9): setup ``e3/e7``; ``black`` / ``white``; placement ``e5``; ``pass``. The parser
+also accepts ``e5x(d4,e4)`` when the annotation lists exactly the captured stacks, in any order,
+without repeats; the printer never writes it.
+
+Readings chosen where the spec is silent:
+
+* The parser ignores letter case and surrounding blanks (``E5``, `` e3 / e7 ``, ``x( d4 , e4 )``);
+  the canonical text is lower case without blanks.
+* An annotation that names a point twice or names nothing (``e5x()``) is not a move at all
+  (InvalidMoveError); a well-formed annotation that is not the exact capture set is a rule
+  violation (IllegalMoveError), as is any text of the wrong phase (``e5`` before the pie).
+* The side option accepts 3..13: beyond 13 the row letters run past ``z``.
+* The score of a seat is the tuple of its colour's stack heights, sorted descending (the very
+  list the comparison reads); ``details["decided_by"]`` says whether the heights or the
+  last-placer tie-break decided.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .base import Option, Outcome, Steps
+from .base import Rules as BaseRules
+from .errors import IllegalMoveError, InvalidMoveError
+from .hexgrid import HexBoard, hex_board
+from .view import CellView, make_view, row_labels
+
+BLACK = "b"
+WHITE = "w"
+OTHER = {BLACK: WHITE, WHITE: BLACK}
+COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
+COLOURS_BY_NAME = {"black": BLACK, "white": WHITE}
+
+SETUP, CHOOSE, PLAY, OVER = "setup", "choose", "play", "over"
+PASS = "pass"
+PLACE = "place"
+
+_SETUP_TEXT = re.compile(r"([a-z0-9]+)\s*/\s*([a-z0-9]+)")
+_PLACE_TEXT = re.compile(r"([a-z0-9]+)(?:x\((.*)\))?")
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """A position. ``stacks[i]`` is point i's pieces bottom to top (``"wb"``: black on white).
+
+    ``colours`` is (seat 1's colour, seat 2's colour) once chosen; ``turn`` the colour to move in
+    play (``""`` otherwise); ``passes`` the consecutive passes and ``first_passer`` the colour that
+    made the first of them. ``ply``, ``last_text`` and ``last_cells`` are for display: ``key``
+    leaves them out.
+    """
+
+    stacks: tuple[str, ...]
+    phase: str = SETUP
+    colours: tuple[str, str] | None = None
+    turn: str = ""
+    passes: int = 0
+    first_passer: str = ""
+    ply: int = 0
+    last_text: str | None = None
+    last_cells: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """``pass``; ``choose`` a colour; ``place`` at ``points[0]``; ``setup`` at (black, white)."""
+
+    kind: str
+    points: tuple[int, ...] = ()
+    colour: str = ""
+
+
+class Rules(BaseRules[State, Move]):
+    """Valaturna on a hexagon of points of side ``side``."""
+
+    slug: ClassVar[str] = "valaturna"
+    title: ClassVar[str] = "Valaturna"
+    summary: ClassVar[str] = (
+        "Place stacks that see a friend; flank enemy chains at equal distances to grow towers."
+    )
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option(
+            "side",
+            7,
+            (5, 7),
+            "Points per side of the hexagon: 7 for the long game (127 points), 5 for the short (61).",
+            minimum=3,
+            maximum=13,
+        ),
+    )
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        side = self._options["side"]
+        assert isinstance(side, int)
+        self.board: HexBoard = hex_board(side)  # [§7.1] points per side; point = cell
+        self._rays = self.board.rays
+        self._places = tuple(Move(PLACE, (i,)) for i in range(len(self.board)))
+        self._pass = Move(PASS)
+        self._choices = (Move("choose", colour=BLACK), Move("choose", colour=WHITE))
+
+    # --- the game ------------------------------------------------------------------------------
+
+    def initial_state(self) -> State:
+        """The empty board, Seat 1 to make the setup."""
+        return State(stacks=("",) * len(self.board))
+
+    def to_move(self, state: State) -> int | None:
+        """Seat 1 in setup, Seat 2 for the choice, then the seat of the colour to move."""
+        if state.phase == SETUP:
+            return 1
+        if state.phase == CHOOSE:
+            return 2
+        if state.phase == PLAY:
+            return _seat_of(state, state.turn)
+        return None
+
+    def legal_moves(self, state: State) -> Iterator[Move]:
+        """Setup pairs (black point, then white point, reading order); ``black``, ``white``;
+        placements in reading order, then ``pass``. Lazy: a setup has n(n-1) moves."""
+        if state.phase == SETUP:
+            yield from self._setups()
+        elif state.phase == CHOOSE:
+            yield from self._choices
+        elif state.phase == PLAY:
+            for i in self._placements(state.stacks, state.turn):
+                yield self._places[i]
+            yield self._pass  # [§7.11] passing is always legal
+
+    def format_move(self, state: State, move: Move) -> str:
+        """The canonical text (spec §9); a placement never carries its capture annotation."""
+        names = self.board.names
+        if move.kind == PLACE:
+            return names[move.points[0]]
+        if move.kind == PASS:
+            return PASS
+        if move.kind == "choose":
+            return COLOUR_NAMES[move.colour]
+        return f"{names[move.points[0]]}/{names[move.points[1]]}"
+
+    def parse_move(self, state: State, text: str) -> Move:
+        """The move ``text`` names in ``state`` (any form of spec §9)."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"a move must be text, not {text!r}")
+        t = text.strip().lower()
+        move, annotation = self._read(text, t)
+        self.check_over(state)
+        self._check_legal(state, move, text)
+        if annotation is not None:
+            captured = set(self._captures(state.stacks, move.points[0], state.turn))
+            if annotation != captured:
+                expected = ", ".join(sorted(self.board.names[i] for i in captured)) or "nothing"
+                raise IllegalMoveError(f"{text!r}: this placement captures {expected}")
+        return move
+
+    def apply(self, state: State, move: Move) -> State:
+        """The position after ``move`` (never mutates ``state``)."""
+        self.check_over(state)
+        self._check_legal(state, move, repr(move))
+        ply = state.ply + 1
+        names = self.board.names
+        if move.kind == "setup":
+            pb, pw = move.points
+            stacks = list(state.stacks)
+            stacks[pb] = BLACK  # [§7.14] two distinct points, height 1 each
+            stacks[pw] = WHITE
+            text = f"{names[pb]}/{names[pw]}"
+            return State(tuple(stacks), CHOOSE, None, "", 0, "", ply, text, (pb, pw))
+        if move.kind == "choose":
+            colours = (OTHER[move.colour], move.colour)
+            # [§7.15] Black moves first whoever holds it
+            text = COLOUR_NAMES[move.colour]
+            return State(state.stacks, PLAY, colours, BLACK, 0, "", ply, text, ())
+        c = state.turn
+        if move.kind == PASS:
+            passes = state.passes + 1
+            first = c if passes == 1 else state.first_passer
+            phase = OVER if passes == 2 else PLAY  # [§7.12] two consecutive passes end the game
+            turn = OTHER[c] if phase == PLAY else ""
+            return State(state.stacks, phase, state.colours, turn, passes, first, ply, PASS, ())
+        p = move.points[0]
+        captured = self._captures(state.stacks, p, c)  # on the board before P is added
+        stacks = list(state.stacks)
+        stacks[p] = c
+        for s in captured:
+            stacks[s] += c  # [§7.9] one piece on top: height + 1, colour flips
+        cells = tuple(sorted((p, *captured)))
+        return State(tuple(stacks), PLAY, state.colours, OTHER[c], 0, "", ply, names[p], cells)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """After the double pass: lexicographic heights, then the last placer [§7.13]."""
+        if state.phase != OVER:
+            return None
+        heights = {BLACK: _heights(state.stacks, BLACK), WHITE: _heights(state.stacks, WHITE)}
+        winner, decided_by = "", "last-placer"
+        hb, hw = heights[BLACK], heights[WHITE]
+        for i in range(max(len(hb), len(hw))):
+            a = hb[i] if i < len(hb) else 0
+            b = hw[i] if i < len(hw) else 0
+            if a != b:
+                winner, decided_by = (BLACK if a > b else WHITE), "heights"
+                break
+        if not winner:
+            winner = OTHER[state.first_passer]  # the last placer; White if nobody placed
+        assert state.colours is not None
+        return Outcome(
+            winner=_seat_of(state, winner),
+            reason="double-pass",
+            scores=(heights[state.colours[0]], heights[state.colours[1]]),
+            colour=COLOUR_NAMES[winner],
+            details={
+                "decided_by": decided_by,
+                "black": list(hb),
+                "white": list(hw),
+                "first_passer": COLOUR_NAMES[state.first_passer],
+            },
+        )
+
+    def view(self, state: State) -> dict[str, Any]:
+        """Points joined by lattice lines, stacks bottom to top, heights per colour as counters."""
+        names = self.board.names
+        placed = self.board.by_name.get(state.last_text or "")
+        marks = {
+            i: "placed" if placed is None or i == placed else "captured" for i in state.last_cells
+        }
+        cells: list[CellView] = []
+        for i, (q, r) in enumerate(self.board.cells):
+            cell: CellView = {
+                "id": names[i],
+                "q": q,
+                "r": r,
+                "stack": [COLOUR_NAMES[ch] for ch in state.stacks[i]],
+            }
+            if i in marks:
+                cell["mark"] = marks[i]
+            cells.append(cell)
+        colours: tuple[str | None, str | None] = (None, None)
+        if state.colours is not None:
+            colours = (COLOUR_NAMES[state.colours[0]], COLOUR_NAMES[state.colours[1]])
+        heights = {c: _heights(state.stacks, c) for c in (BLACK, WHITE)}
+        counters = [
+            {
+                "label": f"{COLOUR_NAMES[c].capitalize()} heights",
+                "value": " ".join(map(str, heights[c])) or "-",
+                "seat": _seat_of(state, c) if state.colours is not None else None,
+            }
+            for c in (BLACK, WHITE)
+        ]
+        counters.append({"label": "Consecutive passes", "value": state.passes, "seat": None})
+        last = None
+        if state.last_text is not None:
+            last = (state.last_text, [names[i] for i in state.last_cells])
+        return make_view(
+            game=self.slug,
+            kind="points",
+            side=self.board.n,
+            cells=cells,
+            rows=row_labels(self.board),
+            to_move=self.to_move(state),
+            colours=colours,
+            phase=state.phase,
+            last_move=last,
+            counters=counters,
+            outcome=self.outcome(state),
+            extra={
+                "turn": COLOUR_NAMES.get(state.turn),
+                "passes": state.passes,
+                "first_passer": COLOUR_NAMES.get(state.first_passer),
+                "heights": {COLOUR_NAMES[c]: list(h) for c, h in heights.items()},
+                "setup_order": ["black", "white"],
+            },
+        )
+
+    # --- step-wise entry -----------------------------------------------------------------------
+
+    def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
+        """Setup: the black point, then the white one; otherwise one click or one word."""
+        names = self.board.names
+        if move.kind in (PLACE, "setup"):
+            return tuple(names[i] for i in move.points)
+        if move.kind == "choose":
+            return (COLOUR_NAMES[move.colour],)
+        return (PASS,)
+
+    def steps(self, state: State, prefix: Sequence[str]) -> Steps:
+        """Legal next clicks without listing the n(n-1) setups; placements hint their captures."""
+        prefix = tuple(prefix)
+        by_name = self.board.by_name
+        if state.phase == SETUP:
+            distinct_points = len(set(prefix)) == len(prefix) and all(t in by_name for t in prefix)
+            if distinct_points and len(prefix) == 2:
+                return Steps(prefix, (), "/".join(prefix))
+            if distinct_points and len(prefix) < 2:
+                colour = "white" if prefix else "black"  # the black point is clicked first
+                nxt = tuple(n for n in self.board.names if n not in prefix)
+                return Steps(prefix, nxt, None, {n: {"stack": [colour]} for n in nxt})
+        elif state.phase == CHOOSE:
+            if not prefix:
+                return Steps(prefix, ("black", "white"), None)
+            if prefix in (("black",), ("white",)):
+                return Steps(prefix, (), prefix[0])
+        elif state.phase == PLAY:
+            points = self._placements(state.stacks, state.turn)
+            if not prefix:
+                names = self.board.names
+                hints: dict[str, Any] = {}
+                for i in points:
+                    captured = self._captures(state.stacks, i, state.turn)
+                    if captured:
+                        hints[names[i]] = {"captures": sorted(names[j] for j in captured)}
+                return Steps(prefix, (*(names[i] for i in points), PASS), None, hints)
+            if prefix == (PASS,) or (
+                len(prefix) == 1 and prefix[0] in by_name and by_name[prefix[0]] in points
+            ):
+                return Steps(prefix, (), prefix[0])
+        elif not prefix:
+            return Steps(prefix, (), None)
+        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+
+    def random_move(self, state: State, rng: Any) -> Move:
+        """Uniform over the legal moves; a setup is drawn without listing all n(n-1) of them."""
+        if state.phase == SETUP:
+            n = len(self.board)
+            b = rng.randrange(n)
+            w = rng.randrange(n - 1)
+            return Move("setup", (b, w + (w >= b)))
+        return super().random_move(state, rng)
+
+    def key(self, state: State) -> Hashable:
+        """The position without the display-only fields (ply, last move)."""
+        return (
+            state.stacks,
+            state.phase,
+            state.colours,
+            state.turn,
+            state.passes,
+            state.first_passer,
+        )
+
+    # --- private helpers -----------------------------------------------------------------------
+
+    def _setups(self) -> Iterator[Move]:
+        n = len(self.board)
+        for b in range(n):
+            for w in range(n):
+                if b != w:
+                    yield Move("setup", (b, w))
+
+    def _placements(self, stacks: tuple[str, ...], c: str) -> list[int]:
+        """The empty points that see a friendly stack, in reading order [§7.3].
+
+        P sees F along d exactly when F sees P along -d, so the empty runs walked out from each
+        friendly stack are the legal points. No friendly stack, no placement [§7.4].
+        """
+        rays = self._rays
+        seen = [False] * len(stacks)
+        for i, s in enumerate(stacks):
+            if s and s[-1] == c:  # [§7.2] the top piece owns the stack
+                for ray in rays[i]:
+                    for j in ray:
+                        if stacks[j]:
+                            break
+                        seen[j] = True
+        return [i for i, v in enumerate(seen) if v]
+
+    def _sees(self, stacks: tuple[str, ...], p: int, c: str) -> bool:
+        """Whether the first stack along some ray from ``p`` is friendly to ``c`` [§7.3]."""
+        for ray in self._rays[p]:
+            for j in ray:
+                if stacks[j]:
+                    if stacks[j][-1] == c:
+                        return True
+                    break
+        return False
+
+    def _captures(self, stacks: tuple[str, ...], p: int, c: str) -> list[int]:
+        """Every enemy stack flanked by a ``c`` stack placed at ``p``, in all six directions.
+
+        [§7.7] the placed stack is one flanker; [§7.8] all flanks count; [§7.10] evaluated once,
+        on the board before the placement, so captured stacks never flank in the same move.
+        """
+        out: list[int] = []
+        for ray in self._rays[p]:
+            out.extend(flank_line(stacks, ray, c))
+        return out
+
+    def _read(self, text: str, t: str) -> tuple[Move, set[int] | None]:
+        """The move ``t`` spells and its capture annotation, if any (syntax only)."""
+        if t == PASS:
+            return self._pass, None
+        if t in COLOURS_BY_NAME:
+            return self._choices[0 if t == "black" else 1], None
+        board = self.board
+        m = _SETUP_TEXT.fullmatch(t)
+        if m:
+            return Move("setup", (board.parse_index(m[1]), board.parse_index(m[2]))), None
+        m = _PLACE_TEXT.fullmatch(t)
+        if not m:
+            raise InvalidMoveError(f"{text!r} is not a Valaturna move")
+        point = board.parse_index(m[1])
+        if m[2] is None:
+            return self._places[point], None
+        names = [n.strip() for n in m[2].split(",")]
+        if names == [""] or "" in names:
+            raise InvalidMoveError(f"{text!r}: a capture annotation lists one or more points")
+        annotation: set[int] = set()
+        for name in names:
+            i = board.parse_index(name)
+            if i in annotation:
+                raise InvalidMoveError(f"{text!r}: the annotation names {name} twice")
+            annotation.add(i)
+        return self._places[point], annotation
+
+    def _check_legal(self, state: State, move: Move, text: str) -> None:
+        """IllegalMoveError naming ``text`` unless ``move`` is legal in ``state`` (not over)."""
+        phase, kind = state.phase, move.kind
+        n = len(self.board)
+        if phase == SETUP:
+            if kind != "setup":
+                raise IllegalMoveError(f"{text}: Seat 1 must first place a black and a white stack")
+            pb, pw = move.points
+            if not (0 <= pb < n and 0 <= pw < n):
+                raise IllegalMoveError(f"{text}: no such point")
+            if pb == pw:
+                raise IllegalMoveError(f"{text}: the two stacks need two distinct points")
+        elif phase == CHOOSE:
+            if kind != "choose" or move.colour not in OTHER:
+                raise IllegalMoveError(f"{text}: Seat 2 must choose 'black' or 'white'")
+        elif kind == PLACE:
+            p = move.points[0]
+            if not 0 <= p < n:
+                raise IllegalMoveError(f"{text}: no such point")
+            if state.stacks[p]:
+                raise IllegalMoveError(f"{text}: {self.board.names[p]} is occupied")
+            if not self._sees(state.stacks, p, state.turn):
+                raise IllegalMoveError(
+                    f"{text}: {self.board.names[p]} sees no {COLOUR_NAMES[state.turn]} stack"
+                    " along an empty line"
+                )
+        elif kind != PASS:
+            raise IllegalMoveError(f"{text}: the pie is over; place a stack or pass")
+
+
+def flank_line(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
+    """The enemy stacks that a ``c`` stack just before ``ray`` flanks along it (spec §3).
+
+    The ray must read ``.^n (E+ .^n)+ F``: n >= 0 empties, then one or more maximal enemy chains,
+    each followed by exactly n empties, then a friendly stack [§7.5]; chains may differ in length
+    [§7.6]. Returns the enemy points in ray order, or ``[]``.
+    """
+    length = len(ray)
+    n = 0
+    while n < length and not stacks[ray[n]]:
+        n += 1
+    i = n
+    captured: list[int] = []
+    while True:
+        j = i
+        while j < length and stacks[ray[j]] and stacks[ray[j]][-1] != c:
+            j += 1
+        if j == i:
+            return []  # a chain of at least one enemy stack is required
+        captured.extend(ray[i:j])
+        if j + n > length:
+            return []
+        for t in range(j, j + n):
+            if stacks[ray[t]]:
+                return []  # fewer than n empties after the chain
+        i = j + n
+        if i >= length or not stacks[ray[i]]:
+            return []  # more than n empties, or the edge
+        if stacks[ray[i]][-1] == c:
+            return captured  # the second flanker
+        # another enemy chain, exactly n empties on (only possible when n >= 1)
+
+
+def _heights(stacks: tuple[str, ...], c: str) -> tuple[int, ...]:
+    """The heights of ``c``'s stacks, tallest first."""
+    return tuple(sorted((len(s) for s in stacks if s and s[-1] == c), reverse=True))
+
+
+def _seat_of(state: State, colour: str) -> int:
+    assert state.colours is not None
+    return 1 if state.colours[0] == colour else 2
