@@ -45,7 +45,7 @@ Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -127,8 +127,8 @@ class State:
 
 
 def make_state(
-    tiles: dict[Hex, int],
-    stacks: dict[Hex, Stack],
+    tiles: Mapping[Hex, int],
+    stacks: Mapping[Hex, Stack],
     *,
     reserves: tuple[int, int],
     stock: int,
