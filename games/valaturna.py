@@ -41,9 +41,11 @@ Readings chosen where the spec is silent:
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 from .base import Option, Outcome, Steps
@@ -145,7 +147,7 @@ class Rules(BaseRules[State, Move]):
         """Setup pairs (black point, then white point, reading order); ``black``, ``white``;
         placements in reading order, then ``pass``. Lazy: a setup has n(n-1) moves."""
         if state.phase == SETUP:
-            yield from self._setups()
+            yield from _setup_moves(len(self.board))
         elif state.phase == CHOOSE:
             yield from self._choices
         elif state.phase == PLAY:
@@ -309,7 +311,11 @@ class Rules(BaseRules[State, Move]):
         return (PASS,)
 
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
-        """Legal next clicks without listing the n(n-1) setups; placements hint their captures."""
+        """Legal next clicks without listing the n(n-1) setups.
+
+        Hints: a setup click previews the stack it puts down; a placement lists, under ``cells``,
+        the stacks it would capture.
+        """
         prefix = tuple(prefix)
         by_name = self.board.by_name
         if state.phase == SETUP:
@@ -333,7 +339,8 @@ class Rules(BaseRules[State, Move]):
                 for i in points:
                     captured = self._captures(state.stacks, i, state.turn)
                     if captured:
-                        hints[names[i]] = {"captures": sorted(names[j] for j in captured)}
+                        # the browser previews a hint's "cells": here the stacks it would capture
+                        hints[names[i]] = {"cells": sorted(names[j] for j in captured)}
                 return Steps(prefix, (*(names[i] for i in points), PASS), None, hints)
             if prefix == (PASS,) or (
                 len(prefix) == 1 and prefix[0] in by_name and by_name[prefix[0]] in points
@@ -343,7 +350,7 @@ class Rules(BaseRules[State, Move]):
             return Steps(prefix, (), None)
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
 
-    def random_move(self, state: State, rng: Any) -> Move:
+    def random_move(self, state: State, rng: random.Random) -> Move:
         """Uniform over the legal moves; a setup is drawn without listing all n(n-1) of them."""
         if state.phase == SETUP:
             n = len(self.board)
@@ -364,13 +371,6 @@ class Rules(BaseRules[State, Move]):
         )
 
     # --- private helpers -----------------------------------------------------------------------
-
-    def _setups(self) -> Iterator[Move]:
-        n = len(self.board)
-        for b in range(n):
-            for w in range(n):
-                if b != w:
-                    yield Move("setup", (b, w))
 
     def _placements(self, stacks: tuple[str, ...], c: str) -> list[int]:
         """The empty points that see a friendly stack, in reading order [§7.3].
@@ -444,18 +444,18 @@ class Rules(BaseRules[State, Move]):
         if phase == SETUP:
             if kind != "setup":
                 raise IllegalMoveError(f"{text}: Seat 1 must first place a black and a white stack")
+            if len(move.points) != 2 or not all(0 <= p < n for p in move.points):
+                raise IllegalMoveError(f"{text}: a setup names two points of the board")
             pb, pw = move.points
-            if not (0 <= pb < n and 0 <= pw < n):
-                raise IllegalMoveError(f"{text}: no such point")
             if pb == pw:
                 raise IllegalMoveError(f"{text}: the two stacks need two distinct points")
         elif phase == CHOOSE:
             if kind != "choose" or move.colour not in OTHER:
                 raise IllegalMoveError(f"{text}: Seat 2 must choose 'black' or 'white'")
         elif kind == PLACE:
+            if len(move.points) != 1 or not 0 <= move.points[0] < n:
+                raise IllegalMoveError(f"{text}: a placement names one point of the board")
             p = move.points[0]
-            if not 0 <= p < n:
-                raise IllegalMoveError(f"{text}: no such point")
             if state.stacks[p]:
                 raise IllegalMoveError(f"{text}: {self.board.names[p]} is occupied")
             if not self._sees(state.stacks, p, state.turn):
@@ -498,6 +498,12 @@ def flank_line(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
         if stacks[ray[i]][-1] == c:
             return captured  # the second flanker
         # another enemy chain, exactly n empties on (only possible when n >= 1)
+
+
+@cache
+def _setup_moves(points: int) -> tuple[Move, ...]:
+    """Every setup on a board of ``points`` points, built once: the only sizeable move list."""
+    return tuple(Move("setup", (b, w)) for b in range(points) for w in range(points) if b != w)
 
 
 def _heights(stacks: tuple[str, ...], c: str) -> tuple[int, ...]:

@@ -464,7 +464,9 @@ def test_steps_hint_the_captures() -> None:
     rules = rules5()
     state = position(rules, black="e3 c3 g4 c5", white="e4 d4 f4")
     hints = rules.steps(state, []).hints
-    assert hints["e5"] == {"captures": ["d4", "e4"]}
+    assert hints["e5"] == {"cells": ["d4", "e4"]}
+    assert "d6" not in hints  # a placement that captures nothing has no hint
+    assert rules.steps(rules.initial_state(), ["e3"]).hints["e7"] == {"stack": ["white"]}
 
 
 def test_view_shows_points_stacks_and_counters() -> None:
@@ -554,3 +556,26 @@ def test_saved_short_game_captures_e6() -> None:
     rules = rules5()
     state = replay(record)
     assert occupied(rules, state)["e6"] == "wb"  # d6 SW: e6 (White), then the black f5
+
+
+@pytest.mark.parametrize(
+    ("setup", "move"),
+    [
+        ([], Move("setup", (3,))),
+        ([], Move("setup", (3, 999))),
+        ([], Move("choose", colour=BLACK)),
+        (["e3/e7"], Move("choose", colour="red")),
+        (["e3/e7"], Move("pass")),
+        (["e3/e7", "white"], Move("place", (999,))),
+        (["e3/e7", "white"], Move("place", (1, 2))),
+        (["e3/e7", "white"], Move("setup", (1, 2))),
+        (["e3/e7", "white"], Move("place", (28,))),  # e3 is occupied
+    ],
+)
+def test_apply_refuses_malformed_moves(setup: list[str], move: Move) -> None:
+    rules = rules5()
+    state = rules.initial_state()
+    for text in setup:
+        state = rules.play(state, text)
+    with pytest.raises(IllegalMoveError):
+        rules.apply(state, move)
