@@ -32,7 +32,8 @@ Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
   direction order, each *when its turn comes* (so a sub-chain started by an earlier neighbour may
   already have given a later one its second tile, or liberated it).
 - [R.2] Several end conditions at once: ``stock-exhausted`` before ``double-pass`` before
-  ``repetition`` (the order of §7). A liberation is never a pass, so only the last two can meet.
+  ``repetition`` (the order of §7). A liberation is irreversible [R.3] and so never completes a
+  repetition: only the last two can meet, when a second pass in a row also repeats a position.
 - [R.3] Repetition history: only positions since the last irreversible move are kept. A placement
   lowers a reserve and an off-field dance adds a prisoner stack, and only a liberation (which spends
   a tile of the stock for good) can undo either, so no earlier position can ever recur. This is the
@@ -201,7 +202,7 @@ class Rules(BaseRules[State, Move]):
     summary: ClassVar[str] = (
         "Sow stacks of pawns into enemy stacks, drop prisoners off the field, free them to lay tiles."
     )
-    OPTIONS: ClassVar[tuple[Option, ...]] = (
+    OPTIONS: ClassVar[tuple[Option, ...]] = (  # [9.10] no "expert" setup
         Option(
             "variant",
             "standard",
@@ -217,7 +218,7 @@ class Rules(BaseRules[State, Move]):
 
     def initial_state(self) -> State:
         """The core of four tiles, no pawns, full reserves; Red to move [9.8]."""
-        return make_state(
+        return make_state(  # mover defaults to Red [9.8]
             dict(CORE), {}, reserves=(PAWNS, PAWNS), stock=self.total_tiles - len(CORE)
         )
 
@@ -257,7 +258,7 @@ class Rules(BaseRules[State, Move]):
         if not state.ended:
             return None
         red, black = score(state, RED), score(state, BLACK)
-        winner = None if red == black else (RED if red > black else BLACK)
+        winner = None if red == black else (RED if red > black else BLACK)  # [9.4] tie: a draw
         return Outcome(
             winner=winner,
             reason=state.ended,

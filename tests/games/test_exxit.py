@@ -253,6 +253,25 @@ def test_tie_is_a_draw() -> None:  # [9.4]
     assert (outcome.winner, outcome.colour, outcome.scores) == (None, None, (4, 4))
 
 
+def test_a_forced_cycle_ends_at_the_third_occurrence() -> None:  # [9.6]
+    # four tiles in a row, no reserves, no prisoners: every move of this 8-ply cycle is forced
+    stacks = {(0, 0): (R,), (1, 0): (B,), (2, 0): (B, R)}
+    start = make_state(row(0, 1, 2, 3), stacks, reserves=(0, 0), stock=5, mover=BLACK)
+    cycle = ["1,0>0,0", "2,0>0,0", "pass", "0,0>1,0", "2,0>3,0", "1,0>3,0", "pass", "3,0>2,0"]
+    state = start
+    for ply, text in enumerate(cycle * 2, start=1):
+        assert texts(state) == [text]
+        state = play(state, text)
+        if ply == 8:  # the second occurrence of the start: play goes on
+            assert state.position() == start.position() and rules.outcome(state) is None
+    assert state.position() == start.position()
+    outcome = rules.outcome(state)
+    assert outcome is not None
+    assert (outcome.reason, outcome.scores, outcome.winner) == ("repetition", (8, 0), RED)
+    # two passes in the cycle, but never two in a row: the pass counter is not part of a position
+    assert state.passes == 0
+
+
 def test_threefold_repetition_ends_and_is_scored() -> None:  # [9.6] [R.3]
     record = json.loads((DATA / "exxit_repetition.json").read_text())
     final = replay(record)
