@@ -60,9 +60,8 @@ OTHER = {BLACK: WHITE, WHITE: BLACK}
 COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 COLOURS_BY_NAME = {"black": BLACK, "white": WHITE}
 
-SETUP, CHOOSE, PLAY, OVER = "setup", "choose", "play", "over"
-PASS = "pass"
-PLACE = "place"
+SETUP, CHOOSE, PLAY, OVER = "setup", "choose", "play", "over"  # phases
+PASS, PLACE = "pass", "place"  # with SETUP and CHOOSE, the kinds of Move
 
 _SETUP_TEXT = re.compile(r"([a-z0-9]+)\s*/\s*([a-z0-9]+)")
 _PLACE_TEXT = re.compile(r"([a-z0-9]+)(?:x\((.*)\))?")
@@ -125,7 +124,7 @@ class Rules(BaseRules[State, Move]):
         self._rays = self.board.rays
         self._places = tuple(Move(PLACE, (i,)) for i in range(len(self.board)))
         self._pass = Move(PASS)
-        self._choices = (Move("choose", colour=BLACK), Move("choose", colour=WHITE))
+        self._choices = (Move(CHOOSE, colour=BLACK), Move(CHOOSE, colour=WHITE))
 
     # --- the game ------------------------------------------------------------------------------
 
@@ -162,7 +161,7 @@ class Rules(BaseRules[State, Move]):
             return names[move.points[0]]
         if move.kind == PASS:
             return PASS
-        if move.kind == "choose":
+        if move.kind == CHOOSE:
             return COLOUR_NAMES[move.colour]
         return f"{names[move.points[0]]}/{names[move.points[1]]}"
 
@@ -173,28 +172,32 @@ class Rules(BaseRules[State, Move]):
         t = text.strip().lower()
         move, annotation = self._read(text, t)
         self.check_over(state)
-        self._check_legal(state, move, text)
+        refusal = self._refusal(state, move)
+        if refusal is not None:
+            raise IllegalMoveError(f"{text!r}: {refusal}")
         if annotation is not None:
             captured = set(self._captures(state.stacks, move.points[0], state.turn))
             if annotation != captured:
-                expected = ", ".join(sorted(self.board.names[i] for i in captured)) or "nothing"
+                expected = ", ".join(self.board.names[i] for i in sorted(captured)) or "nothing"
                 raise IllegalMoveError(f"{text!r}: this placement captures {expected}")
         return move
 
     def apply(self, state: State, move: Move) -> State:
         """The position after ``move`` (never mutates ``state``)."""
         self.check_over(state)
-        self._check_legal(state, move, repr(move))
+        refusal = self._refusal(state, move)
+        if refusal is not None:
+            raise IllegalMoveError(f"{self._describe(state, move)}: {refusal}")
         ply = state.ply + 1
         names = self.board.names
-        if move.kind == "setup":
+        if move.kind == SETUP:
             pb, pw = move.points
             stacks = list(state.stacks)
             stacks[pb] = BLACK  # [§7.14] two distinct points, height 1 each
             stacks[pw] = WHITE
             text = f"{names[pb]}/{names[pw]}"
             return State(tuple(stacks), CHOOSE, None, "", 0, "", ply, text, (pb, pw))
-        if move.kind == "choose":
+        if move.kind == CHOOSE:
             colours = (OTHER[move.colour], move.colour)
             # [§7.15] Black moves first whoever holds it
             text = COLOUR_NAMES[move.colour]
@@ -304,9 +307,9 @@ class Rules(BaseRules[State, Move]):
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
         """Setup: the black point, then the white one; otherwise one click or one word."""
         names = self.board.names
-        if move.kind in (PLACE, "setup"):
+        if move.kind in (PLACE, SETUP):
             return tuple(names[i] for i in move.points)
-        if move.kind == "choose":
+        if move.kind == CHOOSE:
             return (COLOUR_NAMES[move.colour],)
         return (PASS,)
 
@@ -340,7 +343,7 @@ class Rules(BaseRules[State, Move]):
                     captured = self._captures(state.stacks, i, state.turn)
                     if captured:
                         # the browser previews a hint's "cells": here the stacks it would capture
-                        hints[names[i]] = {"cells": sorted(names[j] for j in captured)}
+                        hints[names[i]] = {"cells": [names[j] for j in sorted(captured)]}
                 return Steps(prefix, (*(names[i] for i in points), PASS), None, hints)
             if prefix == (PASS,) or (
                 len(prefix) == 1 and prefix[0] in by_name and by_name[prefix[0]] in points
@@ -356,7 +359,7 @@ class Rules(BaseRules[State, Move]):
             n = len(self.board)
             b = rng.randrange(n)
             w = rng.randrange(n - 1)
-            return Move("setup", (b, w + (w >= b)))
+            return Move(SETUP, (b, w + (w >= b)))
         return super().random_move(state, rng)
 
     def key(self, state: State) -> Hashable:
@@ -419,7 +422,7 @@ class Rules(BaseRules[State, Move]):
         board = self.board
         m = _SETUP_TEXT.fullmatch(t)
         if m:
-            return Move("setup", (board.parse_index(m[1]), board.parse_index(m[2]))), None
+            return Move(SETUP, (board.parse_index(m[1]), board.parse_index(m[2]))), None
         m = _PLACE_TEXT.fullmatch(t)
         if not m:
             raise InvalidMoveError(f"{text!r} is not a Valaturna move")
@@ -437,34 +440,39 @@ class Rules(BaseRules[State, Move]):
             annotation.add(i)
         return self._places[point], annotation
 
-    def _check_legal(self, state: State, move: Move, text: str) -> None:
-        """IllegalMoveError naming ``text`` unless ``move`` is legal in ``state`` (not over)."""
+    def _describe(self, state: State, move: Move) -> str:
+        """The quoted canonical text of ``move``, or its repr if it names no point of the board."""
+        try:
+            return repr(self.format_move(state, move))
+        except (IndexError, KeyError):
+            return repr(move)
+
+    def _refusal(self, state: State, move: Move) -> str | None:
+        """Why ``move`` is illegal in ``state`` (a game not over), or None if it is legal."""
         phase, kind = state.phase, move.kind
         n = len(self.board)
         if phase == SETUP:
-            if kind != "setup":
-                raise IllegalMoveError(f"{text}: Seat 1 must first place a black and a white stack")
+            if kind != SETUP:
+                return "Seat 1 must first place a black and a white stack"
             if len(move.points) != 2 or not all(0 <= p < n for p in move.points):
-                raise IllegalMoveError(f"{text}: a setup names two points of the board")
-            pb, pw = move.points
-            if pb == pw:
-                raise IllegalMoveError(f"{text}: the two stacks need two distinct points")
+                return "a setup names two points of the board"
+            if move.points[0] == move.points[1]:
+                return "the two stacks need two distinct points"
         elif phase == CHOOSE:
-            if kind != "choose" or move.colour not in OTHER:
-                raise IllegalMoveError(f"{text}: Seat 2 must choose 'black' or 'white'")
+            if kind != CHOOSE or move.colour not in OTHER:
+                return "Seat 2 must choose 'black' or 'white'"
         elif kind == PLACE:
             if len(move.points) != 1 or not 0 <= move.points[0] < n:
-                raise IllegalMoveError(f"{text}: a placement names one point of the board")
+                return "a placement names one point of the board"
             p = move.points[0]
             if state.stacks[p]:
-                raise IllegalMoveError(f"{text}: {self.board.names[p]} is occupied")
+                return f"{self.board.names[p]} is occupied"
             if not self._sees(state.stacks, p, state.turn):
-                raise IllegalMoveError(
-                    f"{text}: {self.board.names[p]} sees no {COLOUR_NAMES[state.turn]} stack"
-                    " along an empty line"
-                )
+                colour = COLOUR_NAMES[state.turn]
+                return f"{self.board.names[p]} sees no {colour} stack along a line of empty points"
         elif kind != PASS:
-            raise IllegalMoveError(f"{text}: the pie is over; place a stack or pass")
+            return "the pie is over: place a stack or pass"
+        return None
 
 
 def flank_line(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
@@ -503,7 +511,7 @@ def flank_line(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
 @cache
 def _setup_moves(points: int) -> tuple[Move, ...]:
     """Every setup on a board of ``points`` points, built once: the only sizeable move list."""
-    return tuple(Move("setup", (b, w)) for b in range(points) for w in range(points) if b != w)
+    return tuple(Move(SETUP, (b, w)) for b in range(points) for w in range(points) if b != w)
 
 
 def _heights(stacks: tuple[str, ...], c: str) -> tuple[int, ...]:
