@@ -78,7 +78,7 @@ export class Board {
         out.cells.push(`<polygon class="cell ${tone}" points="${hexCorners(x, y, SIZE * (kind === "field" ? 0.96 : 1))}"/>`);
       }
       if (c.mark) out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
-      if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, "last"));
+      if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, kind === "field" ? "last edge" : "last"));
       if (prefix.has(c.id)) out.marks.push(markSvg(kind, x, y, "chosen"));
       const radius = SIZE * ({ points: 0.7, field: 0.6 }[kind] || 0.74);
       out.pieces.push(stackSvg(x, y, c.stack, radius));
@@ -110,6 +110,8 @@ export class Board {
     const w = b.maxX - b.minX;
     const h = b.maxY - b.minY;
     this.svg.setAttribute("viewBox", `${round(b.minX)} ${round(b.minY)} ${round(w)} ${round(h)}`);
+    // A small field would otherwise be blown up to the full width: cap the scale.
+    this.svg.style.maxWidth = this.opts.maxScale ? `${round(w * this.opts.maxScale)}px` : "";
     this.svg.setAttribute("class", `board-svg kind-${kind}${next.size ? " active" : ""}`);
     this.svg.setAttribute("aria-label", this.opts.title || `${v.game} board`);
     this.svg.innerHTML =
