@@ -46,12 +46,12 @@ Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from .base import Option, Outcome
+from .base import Option, Outcome, Steps
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
@@ -247,6 +247,8 @@ class Rules(BaseRules[State, Move]):
     def apply(self, state: State, move: Move) -> State:
         """The state after ``move``; IllegalMoveError if it is not legal."""
         self.check_over(state)
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"{move!r} is not an Exxit move")
         if move not in _legal(state):
             raise IllegalMoveError(
                 f"{move.text()!r} is not legal here: {_why_illegal(state, move)}"
@@ -273,6 +275,20 @@ class Rules(BaseRules[State, Move]):
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
         """Placement and liberation: the cell; dance: source then target; ``pass``."""
         return move.tokens()
+
+    def steps(self, state: State, prefix: Sequence[str]) -> Steps:
+        """The default filter, plus a preview once a dancer is chosen: for each target, the hint's
+        ``cells`` are the cells its pawns would land on (the last one off the field if it drops)."""
+        answer = super().steps(state, prefix)
+        if len(answer.prefix) != 1 or not answer.next or state.ended:
+            return answer
+        hints: dict[str, Any] = {}
+        for move in _legal(state):
+            if move.kind == "dance" and move.tokens()[0] == answer.prefix[0]:
+                assert move.cell is not None and move.target is not None
+                landing = _landing(state, move.cell, move.target)
+                hints[cell_name(move.target)] = {"cells": [cell_name(c) for c in landing]}
+        return replace(answer, hints=hints)
 
     def key(self, state: State) -> tuple[Any, ...]:
         """The position (display fields and counters excluded), plus whether the game is over."""
@@ -420,6 +436,20 @@ def _legal(state: State) -> list[Move]:
     return moves or [PASS]
 
 
+def _landing(state: State, source: Hex, target: Hex) -> list[Hex]:
+    """The cells a dance from ``source`` towards ``target`` deals pawns to, in order (§5)."""
+    d = direction_between(source, target)
+    assert d is not None
+    cells: list[Hex] = []
+    at = source
+    for _ in state.stack_at[source]:
+        at = add(at, DIRECTIONS[d])
+        cells.append(at)
+        if at not in state.tile_at:
+            break  # the rest of the hand drops here as one prisoner stack
+    return cells
+
+
 def _touching(tiles: dict[Hex, int], cell: Hex) -> int:
     """How many tiles touch ``cell``."""
     return sum(1 for n in neighbours(cell) if n in tiles)
@@ -468,20 +498,16 @@ def _play(state: State, move: Move) -> State:
         touched.append(cell)
     elif move.kind == "dance":
         assert move.target is not None
-        d = direction_between(cell, move.target)
-        assert d is not None
         hand = stacks.pop(cell)
-        touched.append(cell)
-        at = cell
+        landing = _landing(state, cell, move.target)
+        touched.extend((cell, *landing))
         irreversible = False
-        for i, pawn in enumerate(hand):  # bottom pawn first
-            at = add(at, DIRECTIONS[d])
-            touched.append(at)
+        for i, at in enumerate(landing):  # bottom pawn first, one per cell
             if at not in tiles:  # off the field: the rest become one prisoner stack
                 stacks[at] = hand[i:]
                 irreversible = True
                 break
-            stacks[at] = (*stacks.get(at, ()), pawn)
+            stacks[at] = (*stacks.get(at, ()), hand[i])
     else:  # liberation
         new_tiles = dict(tiles)
         stock = _liberate(cell, me, new_tiles, stacks, reserves, stock, touched)

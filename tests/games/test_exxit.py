@@ -475,3 +475,18 @@ def test_invariants_property(seed: int, variant: str) -> None:
     states, _ = random_game(game, random.Random(seed))
     check_invariants(game, states)
     assert game.outcome(states[-1]) is not None
+
+
+def test_steps_preview_where_a_dance_lands() -> None:
+    state = line_position({(0, 0): (R, R, R), (1, 0): (B,)}, 0, 1, 2)
+    step = rules.steps(state, ["0,0"])
+    assert step.next == ("1,0",)
+    assert step.hints == {"1,0": {"cells": ["1,0", "2,0", "3,0"]}}  # the last one off the field
+    assert rules.steps(state, []).hints == {}
+
+
+def test_apply_refuses_what_is_not_a_move() -> None:
+    with pytest.raises(IllegalMoveError):
+        rules.apply(rules.initial_state(), "0,0")  # type: ignore[arg-type]
+    with pytest.raises(IllegalMoveError):
+        rules.apply(rules.initial_state(), Move("dance", (0, 0), None))
