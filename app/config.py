@@ -26,7 +26,7 @@ class Settings(BaseSettings):
     # Websocket limits.
     ws_idle_timeout: float = 60.0
     ws_max_message_bytes: int = 16 * 1024
-    ws_rate_messages: int = 30
+    ws_rate_messages: int = 50
     ws_rate_window: float = 5.0
     ws_max_sockets_per_visitor: int = 32
     ws_resync_gap: int = 200  # a reconnect missing more events than this gets a snapshot

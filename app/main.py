@@ -2,16 +2,39 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
-from app.routes import health, pages
+from app.deps import GuestMiddleware
+from app.errors import AppError
+from app.hub import MemoryHub
+from app.identity import Signer
+from app.routes import api, health, pages, ws
+from app.services import GameService
 from app.templating import STATIC_DIR
+
+log = logging.getLogger("hexmoot")
+
+
+async def _sweep_abandoned(service: GameService, every: float) -> None:
+    """End idle games now and then (each process may sweep: the version guard makes it safe)."""
+    while True:
+        try:
+            await service.abandon_idle()
+        except Exception:  # keep sweeping after a transient database error
+            log.exception("abandonment sweep failed")
+        await asyncio.sleep(every)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -21,16 +44,49 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
+        hub = MemoryHub()
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
+        app.state.hub = hub
+        app.state.service = GameService(app.state.sessionmaker, hub, settings)
+        app.state.socket_counts = Counter()
+        sweeper = asyncio.create_task(
+            _sweep_abandoned(app.state.service, settings.abandon_check_every)
+        )
         try:
             yield
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
+            await hub.close()
             await engine.dispose()
 
     app = FastAPI(title="Hexmoot", lifespan=lifespan)
     app.state.settings = settings
+    app.add_middleware(
+        GuestMiddleware, signer=Signer(settings.secret_key), secure=settings.cookie_secure
+    )
+
+    @app.exception_handler(AppError)
+    async def app_error(_request: Request, exc: AppError) -> JSONResponse:
+        return JSONResponse({"error": exc.to_json()}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid", "type": ""}
+        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+        field = ".".join(loc) or None
+        if first.get("type") == "json_invalid":
+            error = AppError("bad_json", "the body is not valid JSON")
+        else:
+            where = f"{field}: " if field else ""
+            error = AppError("invalid_request", f"{where}{first.get('msg')}", field=field)
+        return JSONResponse({"error": error.to_json()}, status_code=422)
+
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(health.router)
+    app.include_router(api.router)
+    app.include_router(ws.router)
     app.include_router(pages.router)
     return app

@@ -37,6 +37,7 @@ class LiveServer:
             "HOST": "127.0.0.1",
             "PORT": str(self.port),
             "SECRET_KEY": "test-secret-key-0123456789abcdef",
+            "WS_RATE_MESSAGES": "100000",
             **(env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None

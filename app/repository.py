@@ -1,0 +1,177 @@
+"""Every SQL statement of the app. Functions take an ``AsyncSession``; the caller owns the transaction."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import and_, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.models import Event, Game, Move, Player
+
+
+def now_ms() -> int:
+    """The current time in epoch milliseconds."""
+    return int(time.time() * 1000)
+
+
+async def get_player(session: AsyncSession, player_id: str) -> Player | None:
+    """The player row of a guest, if it was ever written."""
+    return await session.get(Player, player_id)
+
+
+async def save_player(session: AsyncSession, player_id: str, name: str) -> Player:
+    """Create or rename the player row of a guest."""
+    now = now_ms()
+    player = await session.get(Player, player_id)
+    if player is None:
+        player = Player(id=player_id, name=name, created_at=now, last_seen_at=now)
+        session.add(player)
+    else:
+        player.name = name
+        player.last_seen_at = now
+    return player
+
+
+async def get_game(session: AsyncSession, game_id: str) -> Game | None:
+    """The game row, read afresh from the database (never from the session's identity map)."""
+    result = await session.execute(
+        select(Game).where(Game.id == game_id).execution_options(populate_existing=True)
+    )
+    return result.scalar_one_or_none()
+
+
+async def move_texts(session: AsyncSession, game_id: str) -> list[str]:
+    """The canonical texts of a game's moves, in ply order."""
+    result = await session.execute(
+        select(Move.text).where(Move.game_id == game_id).order_by(Move.ply)
+    )
+    return list(result.scalars())
+
+
+async def event_of_message(
+    session: AsyncSession, game_id: str, player_id: str, msg_id: str
+) -> tuple[Event, int] | None:
+    """The event a client message already produced, with the version its ack reported."""
+    event = (
+        await session.execute(
+            select(Event).where(
+                Event.game_id == game_id, Event.player_id == player_id, Event.msg_id == msg_id
+            )
+        )
+    ).scalar_one_or_none()
+    if event is None:
+        return None
+    following = await session.get(Event, (game_id, event.version + 1))
+    ack = (
+        event.version + 1 if following is not None and following.kind == "result" else event.version
+    )
+    return event, ack
+
+
+async def events_after(session: AsyncSession, game_id: str, since: int) -> Sequence[Event]:
+    """A game's events with a version above ``since``, in order."""
+    result = await session.execute(
+        select(Event).where(Event.game_id == game_id, Event.version > since).order_by(Event.version)
+    )
+    return result.scalars().all()
+
+
+async def advance(session: AsyncSession, game_id: str, expected: int, **values: Any) -> bool:
+    """Update a game only if it is still at version ``expected``; whether it was.
+
+    This statement comes first in every writing transaction: it takes the row's write lock, so a
+    concurrent writer of the same game waits and then finds the version moved on.
+    """
+    result = await session.execute(
+        update(Game)
+        .where(Game.id == game_id, Game.version == expected)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount == 1)  # type: ignore[attr-defined]
+
+
+async def open_games(session: AsyncSession, limit: int = 100) -> Sequence[Game]:
+    """Public games waiting for an opponent, newest first."""
+    result = await session.execute(
+        select(Game)
+        .where(Game.status == "waiting", Game.public.is_(True))
+        .order_by(Game.created_at.desc())
+        .limit(limit)
+    )
+    return result.scalars().all()
+
+
+async def live_games(session: AsyncSession, limit: int = 100) -> Sequence[Game]:
+    """Public games in progress, most recently active first."""
+    result = await session.execute(
+        select(Game)
+        .where(Game.status == "active", Game.public.is_(True))
+        .order_by(Game.last_activity_at.desc())
+        .limit(limit)
+    )
+    return result.scalars().all()
+
+
+async def idle_games(session: AsyncSession, cutoff: int, limit: int = 100) -> Sequence[Game]:
+    """Unfinished games with no event since ``cutoff``."""
+    result = await session.execute(
+        select(Game)
+        .where(Game.status.in_(("waiting", "active")), Game.last_activity_at < cutoff)
+        .order_by(Game.last_activity_at)
+        .limit(limit)
+    )
+    return result.scalars().all()
+
+
+@dataclass(frozen=True)
+class ArchiveFilter:
+    """The archive's filters; None means "any"."""
+
+    game: str | None = None
+    player: str | None = None  # lowercased
+    result: str | None = None  # "1", "2" or "draw"
+    start: int | None = None  # finished_at >= start
+    end: int | None = None  # finished_at < end
+
+
+def archive_query(filters: ArchiveFilter, after: tuple[int, str] | None, limit: int) -> Any:
+    """The SELECT of one archive page: newest first, keyset-paginated on (finished_at, id).
+
+    Each filter has an index that starts with it and ends with (finished_at, id), so a page reads
+    only its own rows; a player name is looked up in both seats' indexes.
+    """
+    query = select(Game).where(Game.status == "finished", Game.public.is_(True))
+    if filters.game is not None:
+        query = query.where(Game.slug == filters.game)
+    if filters.result is not None:
+        query = query.where(Game.result == filters.result)
+    if filters.player is not None:
+        query = query.where(
+            or_(Game.player1_key == filters.player, Game.player2_key == filters.player)
+        )
+    if filters.start is not None:
+        query = query.where(Game.finished_at >= filters.start)
+    if filters.end is not None:
+        query = query.where(Game.finished_at < filters.end)
+    if after is not None:
+        finished_at, game_id = after
+        query = query.where(
+            or_(
+                Game.finished_at < finished_at,
+                and_(Game.finished_at == finished_at, Game.id < game_id),
+            )
+        )
+    return query.order_by(Game.finished_at.desc(), Game.id.desc()).limit(limit)
+
+
+async def archive_page(
+    session: AsyncSession, filters: ArchiveFilter, after: tuple[int, str] | None, limit: int
+) -> Sequence[Game]:
+    """Up to ``limit`` finished public games matching ``filters``, after the cursor ``after``."""
+    result = await session.execute(archive_query(filters, after, limit))
+    return result.scalars().all()

@@ -1,0 +1,206 @@
+"""The JSON API (``docs/protocol.md``): identity, games, live list, archive, records, import."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import UTC, date, datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+
+import games
+from app.deps import ServiceDep, VisitorDep
+from app.errors import AppError
+from app.repository import ArchiveFilter
+from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn
+
+router = APIRouter()
+IMPORT_MAX_BYTES = 1024 * 1024
+
+
+@router.get("/api/me")
+async def me(visitor: VisitorDep, request: Request) -> dict[str, Any]:
+    """The visitor's guest identity."""
+    return {"id": visitor.id, "name": visitor.name, "named": not visitor.name.startswith("Guest-")}
+
+
+@router.put("/api/me")
+async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+    """Change the visitor's display name."""
+    renamed = await service.rename(visitor.id, body.name)
+    return {"id": renamed.id, "name": renamed.name, "named": True}
+
+
+@router.get("/api/catalogue")
+async def catalogue() -> dict[str, Any]:
+    """The games installed and their options."""
+    out = []
+    for slug in games.names():
+        cls = games.rules_class(slug)
+        out.append(
+            {
+                "slug": slug,
+                "title": cls.title,
+                "summary": cls.summary,
+                "options": [o.to_json() for o in cls.OPTIONS],
+            }
+        )
+    return {"games": out}
+
+
+@router.post("/api/games", status_code=201)
+async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+    """Create a game with the visitor seated."""
+    return await service.create(visitor, body.game, body.options, body.seat, body.public)
+
+
+@router.get("/api/games/open")
+async def open_games(service: ServiceDep) -> dict[str, Any]:
+    """Public games waiting for an opponent."""
+    return {"games": await service.open_games()}
+
+
+@router.get("/api/games/{game_id}")
+async def game(
+    game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
+) -> dict[str, Any]:
+    """A game's snapshot."""
+    return await service.snapshot(game_id, visitor, token)
+
+
+@router.post("/api/games/{game_id}/join")
+async def join(
+    game_id: str, body: JoinIn, visitor: VisitorDep, service: ServiceDep
+) -> dict[str, Any]:
+    """Take the empty seat."""
+    return await service.join(visitor, game_id, body.token)
+
+
+@router.post("/api/games/{game_id}/moves")
+async def move(
+    game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep
+) -> dict[str, Any]:
+    """Play a move (the HTTP twin of the websocket ``move``)."""
+    return await service.play(visitor, game_id, body.move, body.version, body.msg_id)
+
+
+@router.post("/api/games/{game_id}/resign")
+async def resign(
+    game_id: str, body: ResignIn, visitor: VisitorDep, service: ServiceDep
+) -> dict[str, Any]:
+    """Resign (the HTTP twin of the websocket ``resign``)."""
+    return await service.resign(visitor, game_id, body.version, body.msg_id)
+
+
+@router.get("/api/games/{game_id}/steps")
+async def steps(
+    game_id: str,
+    visitor: VisitorDep,
+    service: ServiceDep,
+    prefix: Annotated[list[str] | None, Query(max_length=64)] = None,
+    token: str | None = None,
+) -> dict[str, Any]:
+    """Legal continuations of a clicked prefix."""
+    return await service.steps(game_id, prefix or [], visitor, token)
+
+
+@router.get("/games/{game_id}/record.json")
+async def record(
+    game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
+) -> JSONResponse:
+    """The game's record, as a download."""
+    body = await service.record(game_id, visitor, token)
+    return JSONResponse(
+        body,
+        headers={"Content-Disposition": f'attachment; filename="hexmoot-{game_id}.json"'},
+    )
+
+
+@router.get("/api/live")
+async def live(service: ServiceDep) -> dict[str, Any]:
+    """Public games in progress."""
+    return {"games": await service.live_games()}
+
+
+def _time_filter(name: str, raw: str | None) -> int | None:
+    if raw is None or raw == "":
+        return None
+    if raw.isdigit():
+        return int(raw)
+    try:
+        day = date.fromisoformat(raw)
+    except ValueError:
+        raise AppError(
+            "bad_filter",
+            f"{name} must be an ISO date or epoch milliseconds, not {raw!r}",
+            field=name,
+        ) from None
+    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
+
+
+def encode_cursor(key: tuple[int, str]) -> str:
+    """The opaque cursor of an archive position."""
+    return base64.urlsafe_b64encode(f"{key[0]}:{key[1]}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(raw: str) -> tuple[int, str]:
+    """The archive position of a cursor; AppError ``bad_cursor`` if it is not one."""
+    try:
+        text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
+        stamp, _, game_id = text.partition(":")
+        if not game_id or not stamp.isdigit():
+            raise ValueError(text)
+        return int(stamp), game_id
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise AppError("bad_cursor", f"{raw!r} is not a cursor of this archive") from None
+
+
+@router.get("/api/archive")
+async def archive(
+    service: ServiceDep,
+    game: str | None = None,
+    player: str | None = None,
+    result: str | None = None,
+    start: Annotated[str | None, Query(alias="from")] = None,
+    end: Annotated[str | None, Query(alias="to")] = None,
+    limit: str = "20",
+    cursor: str | None = None,
+) -> dict[str, Any]:
+    """Finished public games, newest first, filtered and cursor-paginated."""
+    if game is not None and game not in games.names():
+        raise AppError("bad_filter", f"unknown game {game!r}", field="game")
+    if result is not None and result not in ("1", "2", "draw"):
+        raise AppError("bad_filter", f"result must be 1, 2 or draw, not {result!r}", field="result")
+    if not limit.isdigit() or not 1 <= int(limit) <= 100:
+        raise AppError("bad_filter", f"limit must be 1 to 100, not {limit!r}", field="limit")
+    if player is not None and not 1 <= len(player.strip()) <= 24:
+        raise AppError("bad_filter", "player must be a name of 1 to 24 characters", field="player")
+    filters = ArchiveFilter(
+        game=game,
+        player=player.strip().lower() if player else None,
+        result=result,
+        start=_time_filter("from", start),
+        end=_time_filter("to", end),
+    )
+    after = decode_cursor(cursor) if cursor else None
+    entries, last = await service.archive(filters, after, int(limit))
+    return {"games": entries, "next_cursor": encode_cursor(last) if last else None}
+
+
+@router.post("/api/archive/import", status_code=201)
+async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]:
+    """Store an uploaded record (validated by replay) as an imported archived game."""
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > IMPORT_MAX_BYTES:
+        raise AppError("record_too_large", "a record may not exceed 1 MiB", 413)
+    raw = await request.body()
+    if len(raw) > IMPORT_MAX_BYTES:
+        raise AppError("record_too_large", "a record may not exceed 1 MiB", 413)
+    try:
+        record = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise AppError("bad_json", "the body is not JSON", ply=None) from None
+    return await service.import_record(record)

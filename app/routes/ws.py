@@ -1,0 +1,306 @@
+"""Websockets: ``/ws/games/{id}`` (play and watch one game) and ``/ws/live`` (games in progress).
+
+Thin: each socket parses and rate-limits what it receives, hands moves to the service and forwards
+what the hub publishes. See ``docs/protocol.md`` for every message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import time
+from collections import Counter, deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import ValidationError
+
+from app.config import Settings
+from app.errors import AppError
+from app.hub import LIVE_CHANNEL, Hub, Subscription, encode, game_channel
+from app.identity import default_name
+from app.schemas import WS_MESSAGES, Strict, WsMove, WsResign, WsSteps
+from app.services import GameService, Visitor
+
+router = APIRouter()
+
+CLOSE_IDLE = 4000
+CLOSE_SLOW = 4001
+CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429
+# Events are encoded by app.hub.encode with "type" then "version" first.
+_EVENT_VERSION = re.compile(r'^\{"type":"event","version":(\d+)')
+
+
+class Socket:
+    """One accepted websocket: serialised sends, limits, and the last version it was sent."""
+
+    def __init__(self, websocket: WebSocket, settings: Settings) -> None:
+        self.ws = websocket
+        self.settings = settings
+        self.version = 0
+        self._send_lock = asyncio.Lock()
+        self._recent: deque[float] = deque()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.send_text(encode(message))
+
+    async def send_text(self, text: str) -> None:
+        async with self._send_lock:
+            await self.ws.send_text(text)
+
+    async def error(self, exc: AppError, msg_id: str | None = None) -> None:
+        body: dict[str, Any] = {"type": "error", **exc.to_json()}
+        if msg_id is not None:
+            body["msg_id"] = msg_id
+        await self.send(body)
+
+    async def close(self, code: int) -> None:
+        with contextlib.suppress(Exception):
+            await self.ws.close(code)
+
+    async def receive(self) -> tuple[str, dict[str, Any]] | None:
+        """The next valid message as (type, fields); None when the socket is done.
+
+        Bad input is answered with an error here and skipped.
+        """
+        while True:
+            try:
+                raw = await asyncio.wait_for(self.ws.receive(), self.settings.ws_idle_timeout)
+            except TimeoutError:
+                await self.close(CLOSE_IDLE)
+                return None
+            if raw["type"] == "websocket.disconnect":
+                return None
+            text = raw.get("text")
+            if text is None:
+                data = raw.get("bytes") or b""
+                try:
+                    text = data.decode()
+                except UnicodeDecodeError:
+                    text = "\x00"  # not JSON: refused below
+            limit = self.settings.ws_max_message_bytes
+            if len(text) > limit or len(text.encode()) > limit:
+                await self.error(
+                    AppError("message_too_large", f"a message may not exceed {limit} bytes")
+                )
+                continue
+            if self._rate_limited():
+                await self.error(
+                    AppError(
+                        "rate_limited",
+                        f"more than {self.settings.ws_rate_messages} messages in "
+                        f"{self.settings.ws_rate_window:g} s",
+                    )
+                )
+                continue
+            try:
+                message = json.loads(text)
+            except ValueError:
+                await self.error(AppError("bad_json", "the message is not JSON"))
+                continue
+            if not isinstance(message, dict):
+                await self.error(AppError("bad_json", "a message must be a JSON object"))
+                continue
+            msg_id = message.get("msg_id") if isinstance(message.get("msg_id"), str) else None
+            kind = message.get("type")
+            model = WS_MESSAGES.get(kind) if isinstance(kind, str) else None
+            if model is None:
+                await self.error(AppError("unknown_type", f"unknown message type {kind!r}"), msg_id)
+                continue
+            try:
+                parsed: Strict = model.model_validate(message)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                field = ".".join(str(p) for p in first["loc"])
+                await self.error(
+                    AppError("bad_message", f"{field}: {first['msg']}", field=field), msg_id
+                )
+                continue
+            return str(kind), parsed.model_dump()
+
+    def _rate_limited(self) -> bool:
+        now = time.monotonic()
+        window = self.settings.ws_rate_window
+        while self._recent and now - self._recent[0] > window:
+            self._recent.popleft()
+        if len(self._recent) >= self.settings.ws_rate_messages:
+            return True
+        self._recent.append(now)
+        return False
+
+
+async def _forward(socket: Socket, subscription: Subscription) -> None:
+    """Send what the hub publishes, skipping events the socket already has."""
+    while True:
+        text = await subscription.get()
+        if text is None:
+            await socket.close(CLOSE_SLOW)
+            return
+        match = _EVENT_VERSION.match(text)
+        if match is not None:
+            version = int(match.group(1))
+            if version <= socket.version:
+                continue
+            socket.version = version
+        await socket.send_text(text)
+
+
+async def _run_both(first: Awaitable[Any], second: Awaitable[Any]) -> None:
+    """Run two loops until either ends, then cancel the other."""
+    tasks = [asyncio.ensure_future(first), asyncio.ensure_future(second)]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+
+async def _with_socket_quota(
+    websocket: WebSocket, body: Callable[[Socket, Visitor], Awaitable[None]]
+) -> None:
+    """Accept, enforce the per-visitor socket limit, resolve the visitor, run ``body``."""
+    app = websocket.app
+    settings: Settings = app.state.settings
+    counts: Counter[str] = app.state.socket_counts
+    guest_id: str = websocket.state.guest_id
+    await websocket.accept()
+    socket = Socket(websocket, settings)
+    if counts[guest_id] >= settings.ws_max_sockets_per_visitor:
+        await socket.error(
+            AppError(
+                "too_many_sockets",
+                f"at most {settings.ws_max_sockets_per_visitor} sockets per visitor",
+            )
+        )
+        await socket.close(CLOSE_TOO_MANY)
+        return
+    counts[guest_id] += 1
+    try:
+        service: GameService = app.state.service
+        if websocket.state.guest_fresh:
+            visitor = Visitor(guest_id, default_name(guest_id))
+        else:
+            visitor = await service.visitor(guest_id)
+        await body(socket, visitor)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        counts[guest_id] -= 1
+        if counts[guest_id] <= 0:
+            del counts[guest_id]
+
+
+@router.websocket("/ws/games/{game_id}")
+async def game_socket(websocket: WebSocket, game_id: str) -> None:
+    """Play or watch one game."""
+    service: GameService = websocket.app.state.service
+    hub: Hub = websocket.app.state.hub
+    token = websocket.query_params.get("token")
+    since_raw = websocket.query_params.get("since")
+    channel = game_channel(game_id)
+
+    async def body(socket: Socket, visitor: Visitor) -> None:
+        async with hub.subscribe(channel) as subscription:
+            try:
+                first = await _first_message(service, game_id, visitor, token, since_raw)
+            except AppError as exc:
+                await socket.error(exc)
+                await socket.close(CLOSE_NOT_FOUND)
+                return
+            socket.version = first["version"]
+            await socket.send(first)
+            seated = first["you"]["seat"] is not None
+            if not seated:
+                count = await hub.presence(channel, visitor.id, +1)
+                await hub.publish(channel, {"type": "spectators", "count": count})
+            try:
+                await _run_both(
+                    _forward(socket, subscription),
+                    _game_reader(socket, service, game_id, visitor, token),
+                )
+            finally:
+                if not seated:
+                    count = await hub.presence(channel, visitor.id, -1)
+                    await hub.publish(channel, {"type": "spectators", "count": count})
+
+    await _with_socket_quota(websocket, body)
+
+
+async def _first_message(
+    service: GameService, game_id: str, visitor: Visitor, token: str | None, since_raw: str | None
+) -> dict[str, Any]:
+    if since_raw is not None and since_raw.isdigit():
+        catchup = await service.catchup(game_id, int(since_raw), visitor, token)
+        if catchup is not None:
+            return {"type": "catchup", **catchup}
+    return {"type": "snapshot", **await service.snapshot(game_id, visitor, token)}
+
+
+async def _game_reader(
+    socket: Socket, service: GameService, game_id: str, visitor: Visitor, token: str | None
+) -> None:
+    while True:
+        received = await socket.receive()
+        if received is None:
+            return
+        kind, fields = received
+        msg_id = fields.get("msg_id")
+        try:
+            if kind == "ping":
+                await socket.send({"type": "pong"})
+            elif kind == "move":
+                move = WsMove.model_validate(fields)
+                ack = await service.play(visitor, game_id, move.move, move.version, move.msg_id)
+                await socket.send(_ack(msg_id, ack))
+            elif kind == "resign":
+                resign = WsResign.model_validate(fields)
+                ack = await service.resign(visitor, game_id, resign.version, resign.msg_id)
+                await socket.send(_ack(msg_id, ack))
+            elif kind == "steps":
+                steps = WsSteps.model_validate(fields)
+                answer = await service.steps(game_id, steps.prefix, visitor, token)
+                await socket.send({"type": "steps", "msg_id": msg_id, **answer})
+        except AppError as exc:
+            await socket.error(exc, msg_id)
+
+
+def _ack(msg_id: str | None, ack: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "ack",
+        "msg_id": msg_id,
+        "version": ack["version"],
+        "duplicate": ack["duplicate"],
+    }
+
+
+@router.websocket("/ws/live")
+async def live_socket(websocket: WebSocket) -> None:
+    """The list of public games in progress, then its changes."""
+    service: GameService = websocket.app.state.service
+    hub: Hub = websocket.app.state.hub
+
+    async def body(socket: Socket, _visitor: Visitor) -> None:
+        async with hub.subscribe(LIVE_CHANNEL) as subscription:
+            await socket.send({"type": "live", "games": await service.live_games()})
+            await _run_both(_forward(socket, subscription), _live_reader(socket))
+
+    await _with_socket_quota(websocket, body)
+
+
+async def _live_reader(socket: Socket) -> None:
+    while True:
+        received = await socket.receive()
+        if received is None:
+            return
+        kind, _fields = received
+        if kind == "ping":
+            await socket.send({"type": "pong"})
+        else:
+            await socket.error(AppError("unknown_type", f"the live socket takes no {kind!r}"))
