@@ -778,11 +778,16 @@ class Rules(BaseRules[State, Move]):
         black_seat: int = 1,
         ply: int = 3,
     ) -> State:
-        """A play-phase position built directly: ``{"e5": "WBB", ...}`` (bottom to top)."""
+        """A play-phase position built directly: ``{"e5": "WBB", ...}`` (bottom to top).
+
+        Its ending is computed as if the other colour's action had just brought it about.
+        """
         board = [0] * self.geo.size
         for name, pieces in stacks.items():
             board[self.geo.grid.parse_index(name)] = stack_code(pieces)
-        return State(self.size, tuple(board), PLAY, COLOURS.index(to_move), black_seat, ply)
+        colour = COLOURS.index(to_move)
+        ending = _ending(self.geo, tuple(board), ply, 1 - colour)  # as if just reached
+        return State(self.size, tuple(board), PLAY, colour, black_seat, ply, ending)
 
     def stacks(self, state: State) -> dict[str, str]:
         """The occupied cells of ``state`` as ``{"e5": "WBB"}`` (bottom to top)."""
@@ -1114,6 +1119,7 @@ class Rules(BaseRules[State, Move]):
         return {
             "move": move.text,
             "path": [names[c] for c in walk.cells],
+            "cells": list(changed),
             "waypoints": [names[c] for c in move.path],
             "changes": changed,
         }
