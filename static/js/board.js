@@ -164,6 +164,11 @@ export class Board {
       const p = this.position(id);
       if (p) parts.push(markSvg(this.view.board.kind, p[0], p[1], "preview"));
     }
+    // The stacks as the move would leave them, drawn small over the cells they replace.
+    for (const [id, stack] of Object.entries(hint.changes || {})) {
+      const p = this.position(id);
+      if (p && Array.isArray(stack)) parts.push(`<g class="ghost">${stackSvg(p[0], p[1], stack, SIZE * 0.42)}</g>`);
+    }
     return parts.join("");
   }
 

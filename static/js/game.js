@@ -1,0 +1,451 @@
+// The game page: one socket (docs/protocol.md), the board, click-by-click move entry through the
+// server's steps, the move list with review and replay, and the controls a player needs.
+// Nothing here knows a rule: legal clicks come from `steps`, positions from the server's views.
+
+import { Board } from "./board.js";
+import { History, moveRows } from "./replay.js";
+import { ReconnectingSocket, messageId } from "./socket.js";
+import { colourClass, colourName } from "./stacks.js";
+
+const $ = (id) => document.getElementById(id);
+const root = $("game");
+const gameId = root.dataset.id;
+const params = new URLSearchParams(location.search);
+const saved = readSaved();
+const token = params.get("join") || params.get("token") || (saved && saved.join_token) || "";
+const WORDS = { pass: "Pass", black: "Play black", white: "Play white" };
+
+const S = {
+  version: 0, game: null, view: null, moves: [], you: null, spectators: 0,
+  review: null, prefix: [], steps: null, stepsId: null, sending: null, startPly: params.get("ply"),
+};
+const history = new History();
+const board = new Board($("board"), { onToken: clickToken, onHover: showHint, title: "Game board", maxScale: 5 });
+const socket = new ReconnectingSocket(`/ws/games/${gameId}`, {
+  params: { token }, since: () => S.version, onMessage, onStatus,
+});
+window.hexmoot = { socket, state: S, board };
+
+function readSaved() {
+  try {
+    return JSON.parse(localStorage.getItem(`hexmoot-game-${root.dataset.id}`) || "null");
+  } catch {
+    return null;
+  }
+}
+
+// --- messages from the server --------------------------------------------------------------
+
+function onMessage(msg) {
+  switch (msg.type) {
+    case "snapshot":
+      S.version = msg.version;
+      S.game = msg.game;
+      S.moves = msg.game.moves.slice();
+      S.view = msg.view;
+      S.you = msg.you;
+      S.spectators = msg.spectators;
+      history.put(S.moves.length, msg.view);
+      positionChanged();
+      if (S.startPly !== null) {
+        const ply = Number.parseInt(S.startPly, 10);
+        S.startPly = null;
+        if (Number.isInteger(ply)) showPly(ply);
+      }
+      break;
+    case "catchup":
+      for (const ev of msg.events) applyEvent(ev, false);
+      applyState(msg.state);
+      S.version = msg.version;
+      S.you = msg.you;
+      S.spectators = msg.spectators;
+      positionChanged();
+      break;
+    case "event":
+      if (msg.version <= S.version) return; // already seen (e.g. before a reconnection)
+      if (msg.version > S.version + 1) {
+        socket.restart(); // a gap: resume from the last version held
+        return;
+      }
+      applyEvent(msg, true);
+      applyState(msg.state);
+      S.version = msg.version;
+      positionChanged();
+      break;
+    case "ack":
+      if (S.sending === msg.msg_id) {
+        S.sending = null;
+        $("move-input").value = "";
+      }
+      break;
+    case "steps":
+      if (msg.msg_id !== S.stepsId || msg.version !== S.version) return; // an outdated answer
+      S.steps = msg;
+      renderEntry();
+      break;
+    case "spectators":
+      S.spectators = msg.count;
+      renderHeader();
+      break;
+    case "error":
+      showError(msg.message);
+      if (msg.msg_id && msg.msg_id === S.sending) S.sending = null;
+      if (msg.code === "illegal_steps" || (msg.msg_id && msg.msg_id.startsWith("m-"))) {
+        S.prefix = [];
+        requestSteps();
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+function applyEvent(ev, announceIt) {
+  const d = ev.data;
+  if (ev.kind === "join") {
+    const p = S.game.players.find((x) => x.seat === d.seat);
+    if (p) p.name = d.name;
+    if (announceIt) announce(`${d.name} joined as seat ${d.seat}.`);
+  } else if (ev.kind === "move") {
+    S.moves[d.ply - 1] = d.move;
+    S.moves.length = d.ply;
+    if (announceIt) announce(`Move ${d.ply}: ${playerName(d.seat)} played ${d.move}.`);
+  } else if (ev.kind === "resign") {
+    if (announceIt) announce(`${playerName(d.seat)} resigned.`);
+  } else if (ev.kind === "result") {
+    S.game.result = d;
+    if (announceIt) announce(resultText(d));
+  }
+}
+
+function applyState(st) {
+  S.game.status = st.status;
+  S.game.to_move = st.to_move;
+  S.game.result = st.result;
+  S.view = st.view;
+  history.put(S.moves.length, st.view);
+}
+
+function onStatus(state) {
+  const el = $("conn");
+  el.dataset.state = state;
+  el.textContent = { open: "connected", connecting: "connecting…", closed: "reconnecting…", gone: "no such game" }[state];
+  if (state === "gone") showError("This game does not exist, or it is private and the link lacks its token.");
+}
+
+// --- rendering -----------------------------------------------------------------------------
+
+function positionChanged() {
+  S.prefix = [];
+  S.steps = null;
+  renderHeader();
+  renderPlayers();
+  renderStatus();
+  renderMoves();
+  if (S.review === null) board.setView(S.view, null);
+  renderCounters(S.review === null ? S.view : null);
+  requestSteps();
+}
+
+function renderHeader() {
+  if (!S.game) return;
+  const opts = Object.entries(S.game.options || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  $("game-title").textContent = `${S.game.title}${opts ? ` (${opts})` : ""}`;
+  document.title = `${S.game.title} · Hexmoot`;
+  $("spectators").textContent = `${S.spectators} watching`;
+  $("download").href = `/games/${gameId}/record.json${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+}
+
+function playerName(seat) {
+  const p = S.game && S.game.players.find((x) => x.seat === seat);
+  return (p && p.name) || `Seat ${seat}`;
+}
+
+function renderPlayers() {
+  const colours = (S.view && S.view.colours) || {};
+  const out = [];
+  for (const seat of [1, 2]) {
+    const p = S.game.players.find((x) => x.seat === seat) || { name: null };
+    const c = colours[String(seat)];
+    const toMove = S.game.status === "active" && S.game.to_move === seat;
+    const you = S.you && S.you.seat === seat ? " (you)" : "";
+    out.push(
+      `<div class="player${toMove ? " to-move" : ""}" data-seat="${seat}">` +
+        `<span class="swatch ${c ? `pc-${colourClass(c)}` : "none"}" title="${c ? colourName(c) : "colour not chosen yet"}"></span>` +
+        `<span>${p.name ? escapeHtml(p.name) : "<i>waiting for a player</i>"}${you}</span>` +
+        `<span class="muted">${c ? colourName(c) : `seat ${seat}`}${toMove ? " · to move" : ""}</span></div>`,
+    );
+  }
+  $("players").innerHTML = out.join("");
+}
+
+function resultText(r) {
+  if (!r) return "";
+  const scores = r.scores ? ` (${r.scores.map((s) => (Array.isArray(s) ? s.join("·") : s)).join(" – ")})` : "";
+  const reason = r.reason.replace(/-/g, " ");
+  if (r.winner === null) return `Draw by ${reason}${scores}.`;
+  const colour = r.colour ? ` (${colourName(r.colour)})` : "";
+  return `${playerName(r.winner)}${colour} wins by ${reason}${scores}.`;
+}
+
+function renderStatus() {
+  const g = S.game;
+  const mine = myTurn();
+  let text = "";
+  if (g.status === "waiting") text = "Waiting for an opponent.";
+  else if (g.status === "cancelled") text = "This game was cancelled.";
+  else if (g.status === "finished") text = "The game is over.";
+  else if (mine) text = S.view.phase === "choose" ? "Your choice: take black or white." : "Your move.";
+  else text = `${playerName(g.to_move)} to move.`;
+  $("status").textContent = text;
+  $("result").hidden = !g.result;
+  $("result").textContent = resultText(g.result);
+
+  const saved2 = readSaved();
+  const inviting = g.status === "waiting" && S.you && S.you.seat && saved2 && saved2.invite_url;
+  $("invite").hidden = !inviting;
+  if (inviting) $("invite-url").value = location.origin + saved2.invite_url;
+  $("join").hidden = !(g.status === "waiting" && !(S.you && S.you.seat) && (token || g.public));
+  const playing = g.status === "active" && S.you && S.you.seat;
+  $("resign-box").hidden = !playing;
+  $("move-form").hidden = !playing;
+}
+
+function renderCounters(view) {
+  const el = $("counters");
+  if (!view || !view.counters) {
+    el.innerHTML = "";
+    return;
+  }
+  el.innerHTML = view.counters
+    .map((c) => {
+      const colour = c.seat && view.colours ? view.colours[String(c.seat)] : null;
+      const sw = colour ? `<span class="swatch pc-${colourClass(colour)}" title="${colourName(colour)}"></span> ` : "";
+      return `<span>${sw}${escapeHtml(c.label)}: <b>${escapeHtml(String(c.value))}</b></span>`;
+    })
+    .join("");
+}
+
+function renderMoves() {
+  const current = S.review === null ? S.moves.length : S.review;
+  const html = moveRows(S.moves).map((row) => {
+    const cells = row.plies.map(([ply, text]) =>
+      `<button type="button" data-ply="${ply}"${ply === current ? ' aria-current="true"' : ""}>${escapeHtml(text)}</button>`);
+    while (cells.length < 2) cells.push("<span></span>");
+    return `<span class="num">${row.num}.</span>${cells.join("")}`;
+  });
+  const el = $("moves");
+  el.innerHTML = html.join("");
+  const slider = $("ply-slider");
+  slider.max = String(S.moves.length);
+  slider.value = String(current);
+  const cur = el.querySelector('[aria-current="true"]');
+  if (cur && S.review === null) el.scrollTop = el.scrollHeight;
+}
+
+// --- move entry ----------------------------------------------------------------------------
+
+function myTurn() {
+  return Boolean(S.game && S.game.status === "active" && S.you && S.you.seat && S.game.to_move === S.you.seat);
+}
+
+function requestSteps() {
+  if (!myTurn() || S.review !== null) {
+    S.stepsId = null;
+    renderEntry();
+    return;
+  }
+  S.stepsId = messageId("s");
+  socket.send({ type: "steps", prefix: S.prefix, msg_id: S.stepsId });
+  renderEntry();
+}
+
+function renderEntry() {
+  const live = S.review === null && myTurn() && !S.sending;
+  const st = live && S.steps && S.stepsId === S.steps.msg_id ? S.steps : null;
+  const cellIds = new Set((S.view ? S.view.cells : []).map((c) => c.id));
+  const next = st ? st.next : [];
+  const cellNext = next.filter((t) => cellIds.has(t));
+  const words = next.filter((t) => !cellIds.has(t));
+  if (S.review === null && S.view) {
+    board.setSteps(st ? { prefix: S.prefix.filter((t) => cellIds.has(t)), next: cellNext, hints: st.hints || {} } : null);
+  }
+  $("choices").innerHTML = words
+    .map((w) => {
+      const sw = w === "black" || w === "white" ? `<span class="swatch pc-${colourClass(w)}"></span> ` : "";
+      return `<button type="button" class="${sw ? "primary" : ""}" data-token="${escapeHtml(w)}">${sw}${escapeHtml(WORDS[w] || w)}</button>`;
+    })
+    .join("");
+  const canPlay = st && st.complete && st.next.length > 0;
+  $("play-move").hidden = !canPlay;
+  if (canPlay) $("play-move").textContent = `Play ${st.move}`;
+  $("cancel-move").hidden = !(live && S.prefix.length);
+  $("entry").hidden = $("play-move").hidden && $("cancel-move").hidden;
+  if (st && st.complete && st.next.length === 0) submitMove(st.move);
+}
+
+function clickToken(t) {
+  if (!S.steps || !S.steps.next.includes(t)) return;
+  S.prefix = [...S.prefix, t];
+  S.steps = null;
+  requestSteps();
+}
+
+function submitMove(text) {
+  if (!text || S.sending) return;
+  const msg = { type: "move", move: text, version: S.version, msg_id: messageId("m") };
+  S.sending = msg.msg_id;
+  S.steps = null;
+  showError("");
+  socket.sendReliable(msg);
+  renderEntry();
+}
+
+function showHint(token, hint) {
+  let text = "\u00a0";
+  if (token) {
+    text = token;
+    if (hint && hint.move) text += `: ${hint.move}`;
+    if (hint && hint.results) text += `: ${hint.results} different results, click on to choose`;
+    if (hint && hint.bite) text += ": bites the enemy stone";
+    if (hint && hint.text) text += `: ${hint.text}`;
+  }
+  $("hint").textContent = text;
+}
+
+// --- review and replay ---------------------------------------------------------------------
+
+async function showPly(ply) {
+  if (!S.game) return;
+  const last = S.moves.length;
+  const p = Math.max(0, Math.min(last, ply));
+  if (p === last) {
+    goLive();
+    return;
+  }
+  S.review = p;
+  renderMoves();
+  renderEntry();
+  try {
+    const view = await history.at(p, S.game, S.moves.slice());
+    if (S.review !== p) return;
+    board.setView(view, null);
+    renderCounters(view);
+  } catch (err) {
+    showError(err.message);
+  }
+  $("review-banner").hidden = false;
+  $("review-text").textContent = `Position after move ${p} of ${last}.`;
+  $("back-to-game").textContent = S.game.status === "active" ? "Back to the game" : "Last position";
+  setPlyParam(p);
+}
+
+function goLive() {
+  S.review = null;
+  $("review-banner").hidden = true;
+  board.setView(S.view, null);
+  renderCounters(S.view);
+  renderMoves();
+  setPlyParam(null);
+  requestSteps();
+}
+
+function setPlyParam(ply) {
+  const url = new URL(location.href);
+  if (ply === null) url.searchParams.delete("ply");
+  else url.searchParams.set("ply", String(ply));
+  window.history.replaceState(null, "", url);
+}
+
+function currentPly() {
+  return S.review === null ? S.moves.length : S.review;
+}
+
+// --- controls ------------------------------------------------------------------------------
+
+function showError(text) {
+  $("error").textContent = text || "";
+}
+
+function announce(text) {
+  $("announce").textContent = text;
+}
+
+function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
+}
+
+$("choices").addEventListener("click", (e) => {
+  const b = e.target.closest("[data-token]");
+  if (b) clickToken(b.dataset.token);
+});
+$("play-move").addEventListener("click", () => S.steps && submitMove(S.steps.move));
+$("cancel-move").addEventListener("click", () => {
+  S.prefix = [];
+  requestSteps();
+});
+$("move-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const text = $("move-input").value.trim();
+  if (text) submitMove(text);
+});
+$("resign").addEventListener("click", () => {
+  $("resign-confirm").hidden = false;
+  $("resign-no").focus();
+});
+$("resign-no").addEventListener("click", () => {
+  $("resign-confirm").hidden = true;
+});
+$("resign-yes").addEventListener("click", () => {
+  $("resign-confirm").hidden = true;
+  socket.sendReliable({ type: "resign", version: S.version, msg_id: messageId("r") });
+});
+$("join-button").addEventListener("click", async () => {
+  const res = await fetch(`/api/games/${gameId}/join`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token }),
+  });
+  const body = await res.json();
+  if (!res.ok) {
+    showError(body.error ? body.error.message : "could not join");
+    return;
+  }
+  socket.restart(); // the next catchup or snapshot names our seat
+});
+$("copy-invite").addEventListener("click", async () => {
+  const input = $("invite-url");
+  try {
+    await navigator.clipboard.writeText(input.value);
+  } catch {
+    input.select();
+    document.execCommand("copy");
+  }
+  $("copy-invite").textContent = "Copied";
+});
+$("moves").addEventListener("click", (e) => {
+  const b = e.target.closest("[data-ply]");
+  if (b) showPly(Number(b.dataset.ply));
+});
+$("back-to-game").addEventListener("click", goLive);
+$("nav-first").addEventListener("click", () => showPly(0));
+$("nav-back").addEventListener("click", () => showPly(currentPly() - 1));
+$("nav-forward").addEventListener("click", () => showPly(currentPly() + 1));
+$("nav-last").addEventListener("click", goLive);
+$("ply-slider").addEventListener("input", (e) => showPly(Number(e.target.value)));
+document.addEventListener("keydown", (e) => {
+  const t = e.target;
+  if (t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type !== "range"))) return;
+  const moves = { ArrowLeft: -1, ArrowRight: 1 };
+  if (e.key in moves) {
+    e.preventDefault();
+    showPly(currentPly() + moves[e.key]);
+  } else if (e.key === "Home") {
+    showPly(0);
+  } else if (e.key === "End") {
+    goLive();
+  } else if (e.key === "Escape" && S.prefix.length) {
+    S.prefix = [];
+    requestSteps();
+  }
+});
+
+socket.connect();

@@ -1,0 +1,122 @@
+// A websocket that survives: reconnection with exponential backoff (jittered, capped at 10 s),
+// resuming from the last version the page holds (`since`), and moves that are retried with the
+// same msg_id until acknowledged, so a move sent while disconnected is neither lost nor doubled
+// (docs/protocol.md, "Reconnecting").
+
+const PING_MS = 25000;
+
+let counter = 0;
+
+/** A fresh message id, unique for this page. */
+export function messageId(prefix = "m") {
+  counter += 1;
+  const rand = Math.random().toString(36).slice(2, 8);
+  return `${prefix}-${Date.now().toString(36)}-${counter}-${rand}`;
+}
+
+export class ReconnectingSocket {
+  /**
+   * @param {string} path e.g. "/ws/games/Xk3v"
+   * @param {object} opts params (object of query parameters), since() (the version to resume
+   *   from, or 0), onMessage(msg), onStatus("connecting" | "open" | "closed" | "gone")
+   */
+  constructor(path, opts) {
+    this.path = path;
+    this.opts = opts;
+    this.ws = null;
+    this.attempts = 0;
+    this.pending = new Map(); // msg_id -> message awaiting its ack
+    this.timer = null;
+    this.ping = null;
+    this.stopped = false;
+  }
+
+  url() {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(this.opts.params || {})) if (v) params.set(k, v);
+    const since = this.opts.since ? this.opts.since() : 0;
+    if (since) params.set("since", String(since));
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const qs = params.toString();
+    return `${scheme}://${location.host}${this.path}${qs ? `?${qs}` : ""}`;
+  }
+
+  connect() {
+    clearTimeout(this.timer);
+    this.status("connecting");
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.onopen = () => {
+      if (ws !== this.ws) return;
+      this.attempts = 0;
+      this.status("open");
+      for (const msg of this.pending.values()) ws.send(JSON.stringify(msg));
+      clearInterval(this.ping);
+      this.ping = setInterval(() => this.send({ type: "ping" }), PING_MS);
+    };
+    ws.onmessage = (e) => {
+      if (ws !== this.ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      if (msg.msg_id && (msg.type === "ack" || msg.type === "error")) this.pending.delete(msg.msg_id);
+      this.opts.onMessage(msg);
+    };
+    ws.onclose = (e) => {
+      if (ws !== this.ws) return;
+      clearInterval(this.ping);
+      if (this.stopped || e.code === 4404) {
+        this.status(e.code === 4404 ? "gone" : "closed");
+        return;
+      }
+      this.status("closed");
+      this.schedule();
+    };
+  }
+
+  schedule() {
+    const base = Math.min(10000, 400 * 2 ** this.attempts);
+    this.attempts += 1;
+    this.timer = setTimeout(() => this.connect(), base * (0.6 + 0.4 * Math.random()));
+  }
+
+  status(s) {
+    this.state = s;
+    if (this.opts.onStatus) this.opts.onStatus(s);
+  }
+
+  /** Send now if connected; otherwise drop it (use `sendReliable` for moves). */
+  send(msg) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  /** Send a message that carries a msg_id and must arrive: resent after each reconnection until
+   *  its ack (or a refusal) comes back. The server makes the resend idempotent. */
+  sendReliable(msg) {
+    this.pending.set(msg.msg_id, msg);
+    this.send(msg);
+  }
+
+  /** Drop the connection and reconnect at once (used after a version gap, and by tests). */
+  restart() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+    clearInterval(this.ping);
+    this.connect();
+  }
+
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.ping);
+    if (this.ws) this.ws.close();
+  }
+}
