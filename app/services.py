@@ -202,7 +202,7 @@ class GameService:
         visitor: Visitor,
         slug: str,
         options: dict[str, Any],
-        seat: int | str,
+        seat: object,
         public: bool,
     ) -> Json:
         """A new game with the visitor seated; the answer holds the secret join token."""
@@ -218,12 +218,12 @@ class GameService:
             match = re.search(r"option '([^']*)'", str(exc))
             field = f"options.{match.group(1)}" if match else "options"
             raise AppError("bad_option", str(exc), field=field) from exc
+        if isinstance(seat, bool) or seat not in (1, 2, "random"):
+            raise AppError(
+                "invalid_request", f"seat must be 1, 2 or 'random', not {seat!r}", field="seat"
+            )
         if seat == "random":
             seat = 1 + secrets.randbelow(2)
-        if seat not in (1, 2):
-            raise AppError(
-                "bad_message", f"seat must be 1, 2 or 'random', not {seat!r}", field="seat"
-            )
         now = repo.now_ms()
         game_id = secrets.token_urlsafe(9)
         token = secrets.token_urlsafe(32)

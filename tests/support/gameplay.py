@@ -1,0 +1,86 @@
+"""Helpers to drive games in tests: pick a game, choose seeded legal moves, read a game's rows."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+import games
+from app.models import Event, Game, Move
+
+
+def quick_game() -> tuple[str, dict[str, Any]]:
+    """A short game to exercise the server: Exxit's beginner set when installed, else the first."""
+    if "exxit" in games.names():
+        return "exxit", {"variant": "beginner"}
+    return games.names()[0], {}
+
+
+def smallest_options(slug: str) -> dict[str, Any]:
+    """The option set of ``slug`` with the smallest board (the first offered value of each)."""
+    cls = games.rules_class(slug)
+    out: dict[str, Any] = {}
+    for option in cls.OPTIONS:
+        ints = [c for c in option.choices if isinstance(c, int)]
+        out[option.name] = min(ints) if ints else option.default
+    if slug == "exxit":
+        out["variant"] = "beginner"
+    return out
+
+
+class MovePicker:
+    """Follows a game's position and proposes seeded random legal moves."""
+
+    def __init__(self, slug: str, options: dict[str, Any], seed: int = 0) -> None:
+        self.rules = games.get(slug, **options)
+        self.state = self.rules.initial_state()
+        self.rng = random.Random(seed)
+        self.moves: list[str] = []
+
+    def to_move(self) -> int | None:
+        return self.rules.to_move(self.state)
+
+    def pick(self) -> str:
+        """A random legal move's canonical text (not yet played)."""
+        move = self.rules.random_move(self.state, self.rng)
+        return self.rules.format_move(self.state, move)
+
+    def play(self, text: str) -> None:
+        self.state = self.rules.play(self.state, text)
+        self.moves.append(text)
+
+    def illegal(self) -> str | None:
+        """A well-formed move the rules forbid now: an earlier move's text, if one is illegal."""
+        for text in self.moves:
+            try:
+                self.rules.parse_move(self.state, text)
+            except games.IllegalMoveError:
+                return text
+            except ValueError:
+                continue
+        return None
+
+
+async def rows_of(sessions: async_sessionmaker[AsyncSession], game_id: str) -> dict[str, Any]:
+    """Everything stored about a game, to compare before and after a refused input."""
+    async with sessions() as session:
+        game = (
+            await session.execute(
+                select(Game).where(Game.id == game_id).execution_options(populate_existing=True)
+            )
+        ).scalar_one()
+        moves = (
+            await session.execute(
+                select(Move.ply, Move.text, Move.seat).where(Move.game_id == game_id)
+            )
+        ).all()
+        events = (
+            await session.execute(
+                select(Event.version, Event.kind, Event.msg_id).where(Event.game_id == game_id)
+            )
+        ).all()
+    columns = {c.key: getattr(game, c.key) for c in Game.__mapper__.column_attrs}
+    return {"game": columns, "moves": sorted(moves), "events": sorted(events)}
