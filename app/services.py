@@ -463,17 +463,18 @@ class GameService:
         move_row: tuple[int, str, int] | None = None,
     ) -> list[Event]:
         """Write the game's new version, its events (and move), and commit; stale if raced."""
-        base = game.version
+        # Plain values: a rollback expires ORM objects, and reading one then would do IO.
+        base, game_id = game.version, game.id
         now = values.get("last_activity_at", repo.now_ms())
-        if not await repo.advance(session, game.id, base, version=base + len(kinds), **values):
+        if not await repo.advance(session, game_id, base, version=base + len(kinds), **values):
             await session.rollback()
-            current = await self._load(session, game.id)
+            current = await self._load(session, game_id)
             raise stale(current.version, base)
         if move_row is not None:
             ply, text, seat = move_row
             session.add(
                 Move(
-                    game_id=game.id,
+                    game_id=game_id,
                     ply=ply,
                     text=text,
                     seat=seat,
@@ -483,7 +484,7 @@ class GameService:
             )
         events = [
             Event(
-                game_id=game.id,
+                game_id=game_id,
                 version=base + i,
                 kind=kind,
                 payload=payload,
@@ -498,7 +499,7 @@ class GameService:
             await session.commit()
         except IntegrityError as exc:
             await session.rollback()
-            current = await self._load(session, game.id)
+            current = await self._load(session, game_id)
             raise stale(current.version, base) from exc
         return events
 
