@@ -120,6 +120,8 @@ class Rules(BaseRules[State, Move]):
         assert isinstance(size, int)
         self.board: HexBoard = hex_board(size)
         self._geo = _geometry(size)
+        # the adjacent pairs of cells, each in reading order (setups, [H15])
+        self._pairs = [(i, j) for i, row in enumerate(self.board.adjacent) for j in row if i < j]
 
     # --- the API ---------------------------------------------------------------------------------
 
@@ -310,18 +312,13 @@ class Rules(BaseRules[State, Move]):
         raise IllegalMoveError(_nowhere(prefix))
 
     def random_move(self, state: State, rng: random.Random) -> Move:
-        """A random legal move; a random setup is drawn without listing all of them."""
+        """A uniformly random legal move; a setup is drawn without listing all of them."""
         if state.phase != "setup":
             return super().random_move(state, rng)
-        adjacent = self.board.adjacent
-        cells = len(self.board)
         while True:
-            b1 = rng.randrange(cells)
-            b2 = rng.choice(adjacent[b1])
-            w1 = rng.randrange(cells)
-            w2 = rng.choice(adjacent[w1])
-            if len({b1, b2, w1, w2}) == 4:
-                return Setup((min(b1, b2), max(b1, b2)), (min(w1, w2), max(w1, w2)))
+            black, white = rng.choice(self._pairs), rng.choice(self._pairs)
+            if len({*black, *white}) == 4:
+                return Setup(black, white)
 
     def key(self, state: State) -> tuple[Any, ...]:
         """The position: stones, phase, seats and the colour to move (no history or display)."""
@@ -335,9 +332,8 @@ class Rules(BaseRules[State, Move]):
         return state.black_seat if colour == BLACK else 3 - state.black_seat
 
     def _setups(self) -> Iterator[Move]:
-        pairs = [(i, j) for i, row in enumerate(self.board.adjacent) for j in row if i < j]
-        for b in pairs:
-            for w in pairs:
+        for b in self._pairs:
+            for w in self._pairs:
                 if len({*b, *w}) == 4:
                     yield Setup(b, w)
 
