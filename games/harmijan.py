@@ -19,16 +19,28 @@ Notation (§9): setup ``f5,f6/c3,c4``, ``black`` / ``white``, turn ``g3-g4@j4``,
 ``pass``. Clicks (``steps``): the stone to move, its destination, the cell of the new stone.
 
 Readings chosen where the spec is silent (the numbered decisions of §7 are marked ``[H<n>]`` in
-the code):
+the code, n being the row of the ambiguity table):
 
-* A player with no turn must still send ``pass`` (§6 allows it to be automatic); the state knows
-  in advance that only ``pass`` is legal, so the browser can offer it alone.
-* The repetition count (decision 17) only has to look back to the last turn that changed the
-  number of stones: a non-bite turn adds one stone and nothing removes stones without adding one,
-  so an earlier position can never recur. The history is cut there.
-* Scores are the class values of §6 per seat (largest shape first, unpadded tuples); tuples of
-  positive ints compare exactly like the zero-padded lists of the spec.
-* Text is read case-insensitively, with spaces allowed around the separators.
+* A player with no turn must still send ``pass`` (§6 allows it to be automatic): the state records
+  that only ``pass`` is legal, so the browser offers it alone, and records show every pass.
+* Decision 17's count only looks back to the last turn that changed the number of stones: a plain
+  turn adds a stone and nothing removes one without adding one, so no earlier position can recur.
+  The count starts with the position after the colour choice (Black's first turn).
+* A position that ends the game (no turn for either colour, or its third occurrence) is not played
+  on: ``to_move`` is None and no pass is recorded (decision 10).
+* ``Outcome.scores`` are the class values of §6 by seat, largest shape first, unpadded; tuples of
+  positive ints compare exactly like the zero-padded lists of the spec. Classes of one size and one
+  value (different shapes) are ordered by shape only for display; the order cannot change a result.
+* Move text is read case-insensitively, with spaces allowed around ``,`` ``/`` ``-`` ``x`` ``@``.
+  A turn written with the wrong separator (``-`` onto an enemy, ``x`` onto an empty cell) is an
+  IllegalMoveError: it is well formed, only wrong for this position.
+* Clicks: setup = the two black cells, then the two white cells, each pair in either order; turn
+  = stone, destination (``hints`` marks bites), new stone; ``black``/``white``; ``pass``.
+* The view marks the cells of scoring creatures ``"scored"`` once the game is over, and
+  ``extra.classes`` lists each colour's repeated shapes (canonical cells, count, value and the
+  creatures' cells), the standing during play and the score at the end.
+* ``legal_moves`` in the setup lists all the setups (55,206 on side 6) lazily; ``parse_move``,
+  ``apply``, ``steps`` and ``random_move`` never list them.
 """
 
 from __future__ import annotations
@@ -498,7 +510,7 @@ def _nowhere(prefix: Sequence[str]) -> str:
 # --- geometry -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one per size: hashed by identity, cheaply, in caches
 class _Geo:
     """Bitset tables of one board size, built from ``hexgrid``'s integer tables."""
 

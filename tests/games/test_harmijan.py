@@ -568,3 +568,33 @@ def test_random_games_are_consistent() -> None:
     counts = [s.stones[0].bit_count() + s.stones[1].bit_count() for s in states]
     for (before, after), text in zip(pairwise(counts[2:]), moves[2:], strict=True):
         assert after - before == (0 if "x" in text or text == "pass" else 1)
+
+
+def test_apply_refuses_what_the_rules_forbid() -> None:
+    rules = RULES[6]
+    state = position(EXAMPLE_2 + " h5", "g6")
+    by_name = rules.board.by_name
+    for move in [
+        Turn(by_name["g3"], by_name["g5"], by_name["g1"]),  # [H2] g5 touches two creatures
+        Turn(by_name["h5"], by_name["h6"], by_name["h8"]),  # [H4] a singleton
+        Turn(by_name["g6"], by_name["g7"], by_name["g9"]),  # not Black's stone
+        Turn(by_name["g3"], by_name["g4"], by_name["g5"]),  # next to the moved creature
+        Turn(by_name["g3"], by_name["g4"], 999),
+        "pass",  # [H9]
+        "white",
+        Setup((0, 1), (3, 4)),
+    ]:
+        with pytest.raises(IllegalMoveError):
+            rules.apply(state, move)
+    assert rules.apply(state, Turn(by_name["g3"], by_name["g4"], by_name["g1"])).ply == 1
+
+
+def test_nothing_can_be_played_once_the_game_is_over() -> None:
+    rules = RULES[6]
+    state = over("a1 a2", "k1 k2")
+    assert rules.steps(state, []).next == () and rules.steps(state, []).move is None
+    for text in ["pass", "a1-a3@a5", "black"]:
+        with pytest.raises(IllegalMoveError, match="over"):
+            rules.parse_move(state, text)
+    with pytest.raises(IllegalMoveError):
+        rules.steps(state, ["pass"])
