@@ -401,6 +401,17 @@ $("resign-yes").addEventListener("click", () => {
   socket.sendReliable({ type: "resign", version: S.version, msg_id: messageId("r") });
 });
 $("join-button").addEventListener("click", async () => {
+  const name = $("join-name").value.trim();
+  if (name) {
+    const named = await fetch("/api/me", {
+      method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }),
+    });
+    if (!named.ok) {
+      const body = await named.json();
+      showError(body.error ? body.error.message : "that name cannot be used");
+      return;
+    }
+  }
   const res = await fetch(`/api/games/${gameId}/join`, {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token }),
   });

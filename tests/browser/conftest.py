@@ -1,0 +1,82 @@
+"""Fixtures of the browser tests: a real uvicorn server on a fresh migrated SQLite database, and
+Debian's headless Chromium driven by Playwright. Every page opened through ``pages`` is watched for
+console errors, and the test fails if any appears."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.browser.helpers import ARTIFACTS, ConsoleErrors, launch
+from tests.support.databases import fresh_database
+from tests.support.server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A running server on SQLite, shared by the tests of one module."""
+    directory = tmp_path_factory.mktemp("browser")
+    with fresh_database("sqlite", directory) as url:
+        live = LiveServer(url)
+        live.start()
+        try:
+            yield live
+        finally:
+            live.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as pw:
+        b = launch(pw)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture()
+def console() -> Iterator[ConsoleErrors]:
+    """Console errors of the pages a test opens; none may appear."""
+    errors = ConsoleErrors()
+    yield errors
+    assert errors.errors == [], errors.errors
+
+
+class Guests:
+    """New browser contexts (one guest each, with its own cookie), closed at the end."""
+
+    def __init__(self, browser: Browser, console: ConsoleErrors) -> None:
+        self.browser = browser
+        self.console = console
+        self.contexts: list = []
+
+    def page(self, width: int = 1280, height: int = 900, **kwargs: object) -> Page:
+        context = self.browser.new_context(viewport={"width": width, "height": height}, **kwargs)
+        self.contexts.append(context)
+        return self.console.watch(context.new_page())
+
+    def close(self) -> None:
+        for c in self.contexts:
+            c.close()
+
+
+@pytest.fixture()
+def guests(browser: Browser, console: ConsoleErrors) -> Iterator[Guests]:
+    g = Guests(browser, console)
+    try:
+        yield g
+    finally:
+        g.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Where screenshots go (git-ignored); look at them."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
