@@ -34,8 +34,9 @@ the code, n being the row of the ambiguity table):
 * Move text is read case-insensitively, with spaces allowed around ``,`` ``/`` ``-`` ``x`` ``@``.
   A turn written with the wrong separator (``-`` onto an enemy, ``x`` onto an empty cell) is an
   IllegalMoveError: it is well formed, only wrong for this position.
-* Clicks: setup = the two black cells, then the two white cells, each pair in either order; turn
-  = stone, destination (``hints`` marks bites), new stone; ``black``/``white``; ``pass``.
+* Clicks: setup = the two black cells, then the two white cells, each pair in either order
+  (``hints`` gives each click's colour); turn = stone, destination (``hints`` marks bites), new
+  stone; ``black``/``white``; ``pass``.
 * The view marks the cells of scoring creatures ``"scored"`` once the game is over, and
   ``extra.classes`` lists each colour's repeated shapes (canonical cells, count, value and the
   creatures' cells), the standing during play and the score at the end.
@@ -459,7 +460,10 @@ class Rules(BaseRules[State, Move]):
                 (min(cells[2], cells[3]), max(cells[2], cells[3])),
             )
             return Steps(prefix, (), self.format_move(State(), move))
-        return Steps(prefix, tuple(board.names[i] for i in self._setup_options(cells)), None)
+        following = tuple(board.names[i] for i in self._setup_options(cells))
+        # the colour of the stone the next click places, for the browser to preview
+        colour = {"colour": COLOURS[len(cells) // 2]}
+        return Steps(prefix, following, None, dict.fromkeys(following, colour))
 
     def _setup_options(self, cells: list[int]) -> list[int]:
         """The cells that may be clicked after ``cells`` in the setup (black pair, white pair)."""

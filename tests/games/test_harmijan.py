@@ -397,6 +397,8 @@ def test_setup_steps_accept_either_order_within_a_pair() -> None:
     state = rules.initial_state()
     assert len(rules.steps(state, []).next) == 61
     assert rules.steps(state, ["e5"]).next == ("d4", "d5", "e4", "e6", "f4", "f5")
+    assert rules.steps(state, ["e5"]).hints["d4"] == {"colour": "black"}
+    assert rules.steps(state, ["e5", "e6"]).hints["a1"] == {"colour": "white"}
     assert "e5" not in rules.steps(state, ["e5", "e6"]).next
     assert rules.steps(state, ["e6", "e5", "a2", "a1"]).move == "e5,e6/a1,a2"
     with pytest.raises(IllegalMoveError):
