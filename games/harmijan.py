@@ -34,9 +34,10 @@ the code, n being the row of the ambiguity table):
 * Move text is read case-insensitively, with spaces allowed around ``,`` ``/`` ``-`` ``x`` ``@``.
   A turn written with the wrong separator (``-`` onto an enemy, ``x`` onto an empty cell) is an
   IllegalMoveError: it is well formed, only wrong for this position.
-* Clicks: setup = the two black cells, then the two white cells, each pair in either order
-  (``hints`` gives each click's colour); turn = stone, destination (``hints`` marks bites), new
-  stone; ``black``/``white``; ``pass``.
+* Clicks: setup = the two black cells, then the two white cells, each pair in either order;
+  turn = stone, destination, new stone; ``black``/``white``; ``pass``. ``hints`` preview each click
+  in the browser's vocabulary: a stone's destinations, the slide's path and whether it bites, and
+  the stones as the click would leave them.
 * The view marks the cells of scoring creatures ``"scored"`` once the game is over, and
   ``extra.classes`` lists each colour's repeated shapes (canonical cells, count, value and the
   creatures' cells), the standing during play and the score at the end.
@@ -461,9 +462,9 @@ class Rules(BaseRules[State, Move]):
             )
             return Steps(prefix, (), self.format_move(State(), move))
         following = tuple(board.names[i] for i in self._setup_options(cells))
-        # the colour of the stone the next click places, for the browser to preview
-        colour = {"colour": COLOURS[len(cells) // 2]}
-        return Steps(prefix, following, None, dict.fromkeys(following, colour))
+        # a preview of the stone the next click places (board.js draws ``changes`` as ghosts)
+        colour = COLOURS[len(cells) // 2]
+        return Steps(prefix, following, None, {c: {"changes": {c: [colour]}} for c in following})
 
     def _setup_options(self, cells: list[int]) -> list[int]:
         """The cells that may be clicked after ``cells`` in the setup (black pair, white pair)."""
@@ -495,16 +496,28 @@ class Rules(BaseRules[State, Move]):
             cells.append(i)
         if len(cells) == 3:
             return Steps(prefix, (), self.format_move(state, Turn(*cells)))
-        hints: dict[str, Any] = {}
+        # previews in board.js's vocabulary: ``cells`` to mark, a ``path``, ghost ``changes``
+        colour = [COLOURS[state.colour]]
+        hints: dict[str, Any]
         if not cells:
-            following = tuple(names[s] for s in sorted(table))
+            hints = {
+                names[s]: {"cells": [names[x] for x in sorted(table[s])]} for s in sorted(table)
+            }
         elif len(cells) == 1:
-            following = tuple(names[x] for x in sorted(table[cells[0]]))
+            s = cells[0]
             enemy = state.stones[1 - state.colour]
-            hints = {names[x]: {"bite": True} for x in table[cells[0]] if enemy >> x & 1}
+            hints = {
+                names[x]: {
+                    "path": [names[s], names[x]],
+                    "changes": {names[s]: [], names[x]: colour},
+                    "bite": bool(enemy >> x & 1),
+                }
+                for x in sorted(table[s])
+            }
         else:
-            following = tuple(names[y] for y in _bit_indices(table[cells[0]][cells[1]]))
-        return Steps(prefix, following, None, hints)
+            places = _bit_indices(table[cells[0]][cells[1]])
+            hints = {names[y]: {"changes": {names[y]: colour}} for y in places}
+        return Steps(prefix, tuple(hints), None, hints)
 
 
 def _nowhere(prefix: Sequence[str]) -> str:

@@ -131,7 +131,13 @@ def test_example_2_long_slide_and_bite() -> None:
     rules = RULES[6]
     state = position(EXAMPLE_2, "g6")
     assert targets(rules, state, "g3") == ["g2", "g4", "g5", "g6"]
-    assert rules.steps(state, ["g3"]).hints == {"g6": {"bite": True}}
+    assert rules.steps(state, []).hints["g3"] == {"cells": ["g2", "g4", "g5", "g6"]}
+    assert rules.steps(state, ["g3"]).hints["g6"] == {
+        "path": ["g3", "g6"],
+        "changes": {"g3": [], "g6": ["black"]},
+        "bite": True,
+    }
+    assert not rules.steps(state, ["g3"]).hints["g5"]["bite"]
     alone = position(EXAMPLE_2, "a1")
     # [H2] g8 touches no friendly creature, so the slide stops at g7
     assert targets(rules, alone, "g3") == ["g2", "g4", "g5", "g6", "g7"]
@@ -397,8 +403,8 @@ def test_setup_steps_accept_either_order_within_a_pair() -> None:
     state = rules.initial_state()
     assert len(rules.steps(state, []).next) == 61
     assert rules.steps(state, ["e5"]).next == ("d4", "d5", "e4", "e6", "f4", "f5")
-    assert rules.steps(state, ["e5"]).hints["d4"] == {"colour": "black"}
-    assert rules.steps(state, ["e5", "e6"]).hints["a1"] == {"colour": "white"}
+    assert rules.steps(state, ["e5"]).hints["d4"] == {"changes": {"d4": ["black"]}}
+    assert rules.steps(state, ["e5", "e6"]).hints["a1"] == {"changes": {"a1": ["white"]}}
     assert "e5" not in rules.steps(state, ["e5", "e6"]).next
     assert rules.steps(state, ["e6", "e5", "a2", "a1"]).move == "e5,e6/a1,a2"
     with pytest.raises(IllegalMoveError):
