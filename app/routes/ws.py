@@ -215,11 +215,12 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 await socket.close(CLOSE_NOT_FOUND)
                 return
             socket.version = first["version"]
-            await socket.send(first)
             seated = first["you"]["seat"] is not None
             if not seated:
-                count = await hub.presence(channel, visitor.id, +1)
-                await hub.publish(channel, {"type": "spectators", "count": count})
+                first["spectators"] = await hub.presence(channel, visitor.id, +1)
+            await socket.send(first)
+            if not seated:
+                await hub.publish(channel, {"type": "spectators", "count": first["spectators"]})
             try:
                 await _run_both(
                     _forward(socket, subscription),
