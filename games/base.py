@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -224,7 +225,7 @@ class Rules(ABC, Generic[S, M]):
                 following.add(tokens[n])
         if prefix and move_text is None and not following:
             raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        return Steps(prefix, tuple(sorted(following)), move_text)
+        return Steps(prefix, tuple(sorted(following, key=token_order)), move_text)
 
     def play(self, state: S, text: str) -> S:
         """Parse ``text`` and apply it."""
@@ -251,6 +252,16 @@ class Rules(ABC, Generic[S, M]):
             raise IllegalMoveError("the game is over: no move can be played")
 
 
+def token_order(token: str) -> tuple[tuple[int, int | str], ...]:
+    """Sort key that puts cell names in reading order (``e2`` before ``e10``), words by letters.
+
+    >>> sorted(["e10", "e2", "d7", "pass", "1,-1", "-1,0"], key=token_order)
+    ['-1,0', '1,-1', 'd7', 'e2', 'e10', 'pass']
+    """
+    parts = re.findall(r"-?\d+|[^\d-]+|-", token)
+    return tuple((0, int(p)) if p.lstrip("-").isdigit() else (1, p) for p in parts)
+
+
 def parse_word(text: str, words: Iterable[str]) -> str | None:
     """``text`` stripped and lowered if it is one of ``words``, else None.
 
@@ -271,4 +282,5 @@ __all__ = [
     "Score",
     "Steps",
     "parse_word",
+    "token_order",
 ]

@@ -31,7 +31,7 @@ class Figures:
     apply_median_ms: float
     apply_p99_ms: float
     playouts_per_s: float
-    mean_moves: float
+    median_moves: float
 
     def line(self) -> str:
         """A one-line report."""
@@ -39,7 +39,7 @@ class Figures:
             f"{self.game:10} legal_moves median {self.legal_median_ms:7.3f} ms  "
             f"p99 {self.legal_p99_ms:8.3f} ms | apply median {self.apply_median_ms:6.3f} ms  "
             f"p99 {self.apply_p99_ms:7.3f} ms | {self.playouts_per_s:7.2f} playouts/s | "
-            f"{self.mean_moves:9.1f} moves/position over {self.positions} positions"
+            f"median {self.median_moves:g} moves/position over {self.positions} positions"
         )
 
 
@@ -96,5 +96,5 @@ def measure(slug: str, games_played: int = 6, per_game: int = 25, seed: int = 1)
         statistics.median(applies),
         _percentile(applies, 0.99),
         playouts,
-        statistics.fmean(counts),
+        statistics.median(counts),
     )
