@@ -77,7 +77,13 @@ export class Board {
         const tone = kind === "field" ? `tile tile-${colourClass(c.tile)}` : `tone${mod3(c.q - c.r)}`;
         out.cells.push(`<polygon class="cell ${tone}" points="${hexCorners(x, y, SIZE * (kind === "field" ? 0.96 : 1))}"/>`);
       }
-      if (c.mark) out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
+      if (c.mark && c.mark.startsWith("territory-")) {
+        // An empty cell that counts for one colour: a small hexagon of that colour low in the cell.
+        const colour = colourClass(c.mark.slice("territory-".length));
+        out.marks.push(`<polygon class="territory pc-${colour}" points="${hexCorners(x, y + SIZE * 0.5, SIZE * 0.2)}"><title>territory of ${esc(c.mark.slice(10))}</title></polygon>`);
+      } else if (c.mark) {
+        out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
+      }
       if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, kind === "field" ? "last edge" : "last"));
       if (prefix.has(c.id)) out.marks.push(markSvg(kind, x, y, "chosen"));
       const radius = SIZE * ({ points: 0.7, field: 0.6 }[kind] || 0.74);

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Guests
-from tests.browser.helpers import move_count, play_one_move
+from tests.browser.helpers import create_game, join_game, move_count, play_one_move
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -34,43 +34,12 @@ class Plan:
 
 
 PLANS = [
-    Plan("jotun", {"size": "4"}, 14, "resign", True),
+    Plan("jotun", {"size": "4"}, 40, "resign", True),
     Plan("valaturna", {"side": "5"}, 12, "pass", False),
     Plan("harmijan", {"size": "5"}, 200, "natural", True),
     Plan("sgolte", {"size": "5", "variant": "standard"}, 200, "natural", False),
     Plan("exxit", {"variant": "beginner"}, 200, "natural", True),
 ]
-
-
-def create_game(page: Page, server: LiveServer, plan: Plan, name: str) -> str:
-    page.goto(server.url + "/")
-    page.fill("#name", name)
-    page.check(f'input[name="game"][value="{plan.slug}"]')
-    for option, value in plan.options.items():
-        page.select_option(f"#opt-{option}", value)
-    page.select_option("#seat", "1")
-    page.click("#create")
-    page.wait_for_url("**/games/*")
-    expect(page.locator("#conn")).to_have_attribute("data-state", "open")
-    return page.url.rsplit("/", 1)[1]
-
-
-def join_game(
-    page: Page, server: LiveServer, host: Page, game_id: str, plan: Plan, name: str
-) -> None:
-    if plan.invite:
-        expect(host.locator("#invite")).to_be_visible()
-        link = host.input_value("#invite-url")
-        assert f"/games/{game_id}?join=" in link
-        page.goto(link)
-        page.fill("#join-name", name)
-        page.click("#join-button")
-    else:
-        page.goto(server.url + "/")
-        page.fill("#name", name)
-        page.click(f'[data-join="{game_id}"]')
-        page.wait_for_url(f"**/games/{game_id}")
-    expect(page.locator("#players")).to_contain_text(name)
 
 
 def moves_of(page: Page) -> list[str]:
@@ -102,7 +71,7 @@ def test_play_watch_archive_replay(
 
     players = {1: ann, 2: bo}
     played: list[str] = []
-    shot_at = 8 if plan.plies < 40 else 24
+    shot_at = 10 if plan.plies < 40 else 30
     while len(played) < plan.plies and status_of(ann) == "active":
         seat = int(ann.evaluate("window.hexmoot.state.game.to_move"))
         played.append(play_one_move(players[seat], rng))

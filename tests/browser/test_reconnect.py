@@ -1,0 +1,136 @@
+"""The game page survives dropped connections without a reload and without losing a move.
+
+Three cuts: a socket closed under a player while the opponent moves (the catch-up brings the move);
+a move typed while the player is offline (sent on reconnection, played once); a move whose
+acknowledgement is lost with the connection (resent with the same msg_id: the server answers it as
+a duplicate and the move is not played twice). Then the server process itself is killed and
+restarted on the same port and database: both pages reconnect and the game goes on.
+"""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Guests
+from tests.browser.helpers import ConsoleErrors, create_game, join_game, play_one_move
+from tests.support.server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+PLAN = SimpleNamespace(slug="valaturna", options={"side": "5"}, invite=False)
+
+
+def moves(page: Page) -> list[str]:
+    return list(page.evaluate("window.hexmoot.state.moves"))
+
+
+def to_move(page: Page) -> int:
+    return int(page.evaluate("window.hexmoot.state.game.to_move"))
+
+
+def wait_moves(page: Page, expected: list[str]) -> None:
+    page.wait_for_function(
+        "(m) => JSON.stringify(window.hexmoot.state.moves) === JSON.stringify(m)", arg=expected
+    )
+
+
+def cut(page: Page) -> None:
+    """Take the page offline and close its socket, as a dropped network would."""
+    page.context.set_offline(True)
+    page.evaluate("window.hexmoot.socket.ws.close()")
+    expect(page.locator("#conn")).not_to_have_attribute("data-state", "open")
+
+
+def restore(page: Page) -> None:
+    page.context.set_offline(False)
+    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=20_000)
+
+
+def legal_cell(page: Page) -> str:
+    """A cell the page offers for the next click (the page asked the server)."""
+    page.wait_for_selector("#board svg.active .hit.can")
+    return str(page.eval_on_selector("#board svg.active .hit.can", "e => e.dataset.id"))
+
+
+def test_reconnection_keeps_every_move(
+    server: LiveServer, guests: Guests, console: ConsoleErrors
+) -> None:
+    # The browser itself logs each refused reconnection attempt while the network is cut.
+    console.allow(r"WebSocket connection to 'ws://[^']*/ws/games/[^']*' failed")
+    rng = random.Random(7)
+    ann, bo = guests.page(), guests.page()
+    plan = PLAN
+    game_id = create_game(ann, server, plan, "Ann")
+    join_game(bo, server, ann, game_id, plan, "Bo")
+    players = {1: ann, 2: bo}
+    played: list[str] = []
+    for _ in range(4):  # the two-stack pie, the choice and a first placement
+        played.append(play_one_move(players[to_move(ann)], rng))
+        wait_moves(ann, played)
+        wait_moves(bo, played)
+    ann.evaluate("window.notReloaded = true")
+    bo.evaluate("window.notReloaded = true")
+
+    # 1. The socket of the player NOT to move drops; the opponent moves meanwhile.
+    mover = players[to_move(ann)]
+    waiter = bo if mover is ann else ann
+    cut(waiter)
+    played.append(play_one_move(mover, rng))
+    wait_moves(mover, played)
+    assert moves(waiter) == played[:-1]
+    restore(waiter)
+    wait_moves(waiter, played)  # caught up without a reload
+
+    # 2. The player to move goes offline and types a move: it is sent on reconnection.
+    mover, waiter = waiter, mover
+    cell = legal_cell(mover)
+    cut(mover)
+    mover.fill("#move-input", cell)
+    mover.press("#move-input", "Enter")
+    ann.wait_for_timeout(300)
+    assert moves(waiter) == played
+    restore(mover)
+    played.append(cell)
+    wait_moves(mover, played)
+    wait_moves(waiter, played)
+
+    # 3. A move whose ack is lost: the socket is closed right after sending it; the page resends
+    #    it with the same msg_id, and the server answers it as a duplicate.
+    mover, waiter = waiter, mover
+    cell = legal_cell(mover)
+    mover.evaluate(
+        """(cell) => {
+            const H = window.hexmoot;
+            H.sent = [];
+            const orig = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (data) { H.sent.push(JSON.parse(data)); return orig.call(this, data); };
+            document.getElementById('move-input').value = cell;
+            document.getElementById('move-form').requestSubmit();
+            H.socket.ws.close();
+        }""",
+        cell,
+    )
+    played.append(cell)
+    wait_moves(mover, played)
+    wait_moves(waiter, played)
+    sent = mover.evaluate("window.hexmoot.sent.filter(m => m.type === 'move')")
+    assert len(sent) >= 1 and len({m["msg_id"] for m in sent}) == 1
+    mover.wait_for_function("window.hexmoot.socket.pending.size === 0")
+    assert moves(waiter).count(cell) == 1
+
+    # 4. The server dies (SIGKILL) and comes back on the same port and database.
+    server.kill()
+    for page in (ann, bo):
+        expect(page.locator("#conn")).not_to_have_attribute("data-state", "open")
+    server.start()
+    for page in (ann, bo):
+        expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=30_000)
+    played.append(play_one_move(players[to_move(ann)], rng))
+    wait_moves(ann, played)
+    wait_moves(bo, played)
+    assert ann.evaluate("window.notReloaded") and bo.evaluate("window.notReloaded")
