@@ -259,7 +259,8 @@ class Rules(BaseRules[State, Move]):
         """None while the game goes on; else the scores of §8 and the winner (None: a draw [9.4])."""
         if not state.ended:
             return None
-        red, black = score(state, RED), score(state, BLACK)
+        sizes = [islands(state, RED), islands(state, BLACK)]
+        red, black = (sum(s) + (s[0] if s else 0) for s in sizes)  # [9.7]
         winner = None if red == black else (RED if red > black else BLACK)  # [9.4] tie: a draw
         return Outcome(
             winner=winner,
@@ -267,8 +268,8 @@ class Rules(BaseRules[State, Move]):
             scores=(red, black),
             colour=None if winner is None else COLOURS[winner],
             details={
-                "tiles": [_count_tiles(state, RED), _count_tiles(state, BLACK)],
-                "largest_island": [_largest_island(state, RED), _largest_island(state, BLACK)],
+                "tiles": [sum(s) for s in sizes],
+                "largest_island": [s[0] if s else 0 for s in sizes],
             },
         )
 
@@ -375,15 +376,6 @@ def score(state: State, colour: int) -> int:
     return sum(sizes) + (sizes[0] if sizes else 0)
 
 
-def _count_tiles(state: State, colour: int) -> int:
-    return sum(1 for _, t in state.tiles if t == colour)
-
-
-def _largest_island(state: State, colour: int) -> int:
-    sizes = islands(state, colour)
-    return sizes[0] if sizes else 0
-
-
 # --- move generation -----------------------------------------------------------------------------
 
 
@@ -460,6 +452,8 @@ def _why_illegal(state: State, move: Move) -> str:
     legal = _legal(state)
     kinds = {m.kind for m in legal}
     if move.kind not in kinds:
+        if move.kind == "pass":
+            return "passing is allowed only when no other move exists"
         if "dance" in kinds:
             return "a dance is possible, and dancing is compulsory"
         if kinds == {"pass"}:

@@ -215,7 +215,7 @@ def test_14_pass() -> None:  # [9.5]
 
 
 def test_14_pass_is_refused_while_another_move_exists() -> None:
-    with pytest.raises(IllegalMoveError, match="pass"):
+    with pytest.raises(IllegalMoveError, match="no other move"):
         rules.parse_move(rules.initial_state(), "pass")
 
 
