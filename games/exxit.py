@@ -26,6 +26,13 @@ Notation (§10): a placement is the cell ``q,r``; a dance ``source>target`` (the
 a liberation ``+q,r`` (the chain follows by itself); ``pass``. The parser allows blanks around the
 comma, ``>`` and after ``+``, and ``pass`` in any case; the printer writes none of them.
 
+>>> rules = Rules()
+>>> state = rules.play(rules.play(rules.initial_state(), "0,0"), "1,-1")
+>>> [rules.format_move(state, m) for m in rules.legal_moves(state)]  # dancing is compulsory
+['0,0>1,-1']
+>>> rules.play(state, "0,0>1,-1").stack_at  # the red pawn lands on top: the stack is Red's
+{(1, -1): (2, 1)}
+
 Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
 
 - [R.1] Liberation chain: the neighbours of a freshly tiled cell are examined one at a time in

@@ -490,3 +490,29 @@ def test_apply_refuses_what_is_not_a_move() -> None:
         rules.apply(rules.initial_state(), "0,0")  # type: ignore[arg-type]
     with pytest.raises(IllegalMoveError):
         rules.apply(rules.initial_state(), Move("dance", (0, 0), None))
+
+
+@pytest.mark.parametrize(
+    ("name", "reason", "scores"),
+    [
+        ("exxit_standard_stock-exhausted", "stock-exhausted", (45, 23)),
+        ("exxit_beginner_stock-exhausted", "stock-exhausted", (22, 12)),
+        ("exxit_blitz_double-pass", "double-pass", (15, 15)),  # a draw [9.4]
+        ("exxit_repetition", "repetition", (30, 29)),
+    ],
+)
+def test_saved_records_replay(name: str, reason: str, scores: tuple[int, int]) -> None:
+    record = json.loads((DATA / f"{name}.json").read_text())
+    final = replay(record)  # checks every ply and the stored result
+    game = Rules(**record["options"])
+    outcome = game.outcome(final)
+    assert outcome is not None and (outcome.reason, outcome.scores) == (reason, scores)
+    assert record["result"] == outcome.to_json()
+    state = game.initial_state()
+    states = [state]
+    for text in record["moves"]:
+        state = game.play(state, text)
+        states.append(state)
+    check_invariants(game, states)
+    if reason == "stock-exhausted":
+        assert len(final.tiles) == game.total_tiles and final.stock == 0
