@@ -246,6 +246,10 @@ class Rules(ABC, Generic[S, M]):
         """The legal-move work the server does for one position, for ``make bench``; returns a count."""
         return sum(1 for _ in self.legal_moves(state))
 
+    def check_invariants(self, state: S) -> None:
+        """Raise AssertionError if ``state`` breaks one of the game's invariants (the conformance
+        suite calls this on every state of its random games); the default knows none."""
+
     def check_over(self, state: S) -> None:
         """Raise IllegalMoveError if the game is over (a helper for ``apply``/``parse_move``)."""
         if self.to_move(state) is None:

@@ -298,6 +298,18 @@ class Rules(BaseRules[State, Move]):
                 hints[cell_name(move.target)] = {"cells": [cell_name(c) for c in landing]}
         return replace(answer, hints=hints)
 
+    def check_invariants(self, state: State) -> None:
+        """Pawns are conserved (8 of each colour), the stock never goes negative, tiles on the
+        field plus the stock make the variant's total, and no prisoner stands on a tile."""
+        for colour in (RED, BLACK):
+            on_field = sum(s.count(colour) for _, s in state.stacks)
+            if on_field + state.reserves[colour - 1] != PAWNS:
+                raise AssertionError(f"{COLOURS[colour]} pawns are not conserved: {state}")
+        if state.stock < 0 or len(state.tiles) + state.stock != self.total_tiles:
+            raise AssertionError(f"tiles and stock do not add up to {self.total_tiles}: {state}")
+        if not all(stack for _, stack in state.stacks):
+            raise AssertionError(f"an empty stack is listed: {state}")
+
     def key(self, state: State) -> tuple[Any, ...]:
         """The position (display fields and counters excluded), plus whether the game is over."""
         return (*state.position(), state.ended)

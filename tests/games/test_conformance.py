@@ -54,9 +54,11 @@ def test_random_games_end_with_an_outcome(slug: str, opts: dict[str, Any]) -> No
         assert rules.to_move(final) is None
         assert list(itertools.islice(rules.legal_moves(final), 1)) == []
         assert outcome.winner in (1, 2, None)
+        rules.check_invariants(final)
         for state in states[:-1]:
             assert rules.to_move(state) in (1, 2)
             assert rules.outcome(state) is None
+            rules.check_invariants(state)
 
 
 @pytest.mark.parametrize(("slug", "opts"), CASES)

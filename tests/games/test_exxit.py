@@ -6,6 +6,7 @@ reading of games/exxit.py's docstring. Random games are always seeded.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -441,18 +442,12 @@ def test_options() -> None:
 
 
 def check_invariants(game: Rules, states: list[State]) -> None:
-    total = game.total_tiles
     seen: list[Any] = []
     for state in states:
-        pawns = sum(state.reserves) + sum(len(s) for _, s in state.stacks)
-        assert pawns == 2 * 8, state
-        for colour in (R, B):
-            on_field = sum(s.count(colour) for _, s in state.stacks)
-            assert on_field + state.reserves[colour - 1] == 8
-        assert state.stock >= 0
-        assert len(state.tiles) + state.stock == total
+        game.check_invariants(
+            state
+        )  # pawns, stock, tiles + stock (also run by the conformance suite)
         assert all(c not in state.tile_at for c, _ in state.prisoners())
-        assert all(stack for _, stack in state.stacks)
         seen.append(state.position())
         # [R.3] the short history counts exactly what the whole game's history counts
         assert state.history.count(state.position()) == seen.count(state.position())
@@ -475,6 +470,15 @@ def test_invariants_property(seed: int, variant: str) -> None:
     states, _ = random_game(game, random.Random(seed))
     check_invariants(game, states)
     assert game.outcome(states[-1]) is not None
+
+
+def test_invariant_check_catches_a_lost_pawn_and_a_miscounted_stock() -> None:
+    state = rules.initial_state()
+    rules.check_invariants(state)
+    with pytest.raises(AssertionError, match="red pawns"):
+        rules.check_invariants(dataclasses.replace(state, reserves=(7, 8)))
+    with pytest.raises(AssertionError, match="tiles and stock"):
+        rules.check_invariants(dataclasses.replace(state, stock=state.stock - 1))
 
 
 def test_steps_preview_where_a_dance_lands() -> None:
