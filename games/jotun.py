@@ -192,6 +192,10 @@ class Move:
 # --- the path search (§4.3-4.5) -----------------------------------------------------------------
 
 
+# the four directions a turn may take after travelling in direction d (not d, not back) [A12]
+_TURNS = tuple(tuple(d2 for d2 in range(6) if d2 not in (d, (d + 3) % 6)) for d in range(6))
+
+
 class _Found(Exception):
     """Raised by the search when only the existence of a move was asked."""
 
@@ -200,9 +204,12 @@ class _Budget(Exception):
     """Raised by the search when it exceeds its node budget."""
 
 
-# The journey's mutable-by-replacement part: (board, occupied, friendly, mover, touched groups,
-# fed groups, consumed groups, modified cells); all sets are bitmasks.
-_Board = tuple[tuple[int, ...], int, int, int, int, int, int, int]
+# The journey's part that only interactions change, replaced (never mutated) when they do:
+# (board, occupied, friendly, mover, touched groups, fed groups, consumed groups, modified cells,
+# memo). Sets are bitmasks. The memo caches what depends on this part alone: the lowest friendly
+# neighbour of a cell (key c) and the interactions of entering a cell (key -1 - c), which many
+# paths share.
+_Board = tuple[tuple[int, ...], int, int, int, int, int, int, int, dict[int, Any]]
 # What entering a cell gives: (journey board, new friendly contacts, stopped, touch, released, visited)
 _Entered = tuple[_Board, int, bool, int, int, int]
 
@@ -223,6 +230,9 @@ class _Search:
 
     def __init__(self, geo: _Geo, board: tuple[int, ...], origin: int) -> None:
         self.geo = geo
+        self.step = geo.step
+        self.adjacent = geo.adjacent
+        self.nb = geo.nb
         self.board = board
         self.o = origin
         mover = board[origin]
@@ -272,12 +282,13 @@ class _Search:
         tg = 0
         for y in _bits(touch):
             tg |= 1 << gid[y]
-        self.start: _Board = (tuple(pre), occ, fr, mover, tg, 0, 0, 0)
+        self.start: _Board = (tuple(pre), occ, fr, mover, tg, 0, 0, 0, {})
         # [A5] minH over no stacks is 0; [A6] C2 only for a stack with no friendly neighbour
         self.min_o = self._min_height(origin)
         self.lone = not any(pre[y] and pre[y] & 1 == self.P for y in adjacent[origin])
         self._end: list[bool | None] = [None] * n
-        self.found: dict[int, dict[Result, tuple[int, ...]]] = {}
+        # destination -> (mover, board) -> the best waypoints giving it
+        self.found: dict[int, dict[tuple[int, tuple[int, ...]], tuple[int, ...]]] = {}
         self.first_only = False
         self.budget = -1
 
@@ -306,7 +317,16 @@ class _Search:
     def resolve(self, jb: _Board, q: int, new: int) -> tuple[_Board, bool] | None:
         """The interactions of entering ``q`` with the groups ``new`` there; None if the mover
         would be wholly consumed [A25]."""
-        board, occ, fr, mover, tg, fed, cons, mod = jb
+        memo = jb[8]
+        known = memo.get(-1 - q)
+        if known is not None:
+            return known if known else None
+        answer = self._resolve(jb, q, new)
+        memo[-1 - q] = answer if answer is not None else ()
+        return answer
+
+    def _resolve(self, jb: _Board, q: int, new: int) -> tuple[_Board, bool] | None:
+        board, occ, fr, mover, tg, fed, cons, mod, _ = jb
         b = list(board)
         gid, gmem, P = self.gid, self.gmem, self.P
         tg |= new  # [A15]
@@ -373,7 +393,7 @@ class _Search:
             if mover & 1 != col:
                 stopped = True  # [A24] rule 4: the consumer's feeding is done, nothing more
                 break
-        return (tuple(b), occ, fr, mover, tg, fed, cons, mod), stopped
+        return (tuple(b), occ, fr, mover, tg, fed, cons, mod, {}), stopped
 
     # -- §4.3 ---------------------------------------------------------------------------------
 
@@ -386,7 +406,7 @@ class _Search:
         occ = jb[1]
         if occ >> q & 1:
             return None
-        nbq = self.geo.nb[q]
+        nbq = self.nb[q]
         if nbq & occ & rel:
             return None  # [A13] it would touch again a stack it stopped touching
         newf = nbq & jb[2] & ~touch & ~jumped  # [A11] jumped stacks are no new contact
@@ -403,7 +423,7 @@ class _Search:
         self, p: int, d: int, jb: _Board, touch: int, rel: int, vis: int
     ) -> tuple[int, _Entered] | None:
         """Jump the maximal run of friendly stacks from ``p`` in ``d`` [A9]: (landing, journey)."""
-        step = self.geo.step
+        step = self.step
         fr = jb[2]
         x = step[p][d]
         if x < 0 or not fr >> x & 1:
@@ -419,11 +439,18 @@ class _Search:
 
     def _friend_min(self, jb: _Board, c: int) -> int:
         """The lowest friendly neighbour of ``c`` now, or 0 if there is none."""
-        mask = self.geo.nb[c] & jb[2]
-        if not mask:
-            return 0
-        board = jb[0]
-        return min(board[y] >> 16 for y in _bits(mask))
+        memo = jb[8]
+        low: int | None = memo.get(c)
+        if low is None:
+            board, fr = jb[0], jb[2]
+            low = 0
+            for y in self.adjacent[c]:
+                if fr >> y & 1:
+                    h = board[y] >> 16
+                    if not low or h < low:
+                        low = h
+            memo[c] = low
+        return low
 
     def run(self, first_only: bool = False, budget: int = -1) -> None:
         """Search every path from the origin (§4.3 ``start``); results go to ``found``."""
@@ -436,9 +463,9 @@ class _Search:
             if t is not None:
                 self.explore(t[0], d, True, *t[1], (o,))
                 continue
-            e = self.enter(self.geo.step[o][d], 0, jb, touch, 0, vis)
+            e = self.enter(self.step[o][d], 0, jb, touch, 0, vis)
             if e is not None:
-                self.explore(self.geo.step[o][d], d, False, *e, (o,))
+                self.explore(self.step[o][d], d, False, *e, (o,))
 
     def explore(
         self,
@@ -458,25 +485,29 @@ class _Search:
             self.budget -= 1
             if self.budget < 0:
                 raise _Budget
+        step, enter = self.step, self.enter
+        while not stopped and not jumped and not newf:  # [A7] the forced slide
+            ahead = step[p][d]
+            e = enter(ahead, 0, jb, touch, rel, vis)
+            if e is None:
+                break
+            p = ahead
+            jb, newf, stopped, touch, rel, vis = e
         if stopped:  # rule 4
             if self.end_ok(p):
                 self.emit(p, jb, way)
             return
-        step = self.geo.step
-        ahead = step[p][d]
-        if not jumped and not newf:  # [A7] the forced slide
-            e = self.enter(ahead, 0, jb, touch, rel, vis)
-            if e is not None:
-                self.explore(ahead, d, False, *e, way)
-                return
         # p is a rest point: a landing, a new friendly contact, or blocked [A10]
         if self.end_ok(p):
             self.emit(p, jb, way)
-        t = self.jump(p, d, jb, touch, rel, vis)  # [A8] straight on over a run
-        if t is not None:
-            self.explore(t[0], d, True, *t[1], way)
+        fr = jb[2]
+        ahead = step[p][d]
+        if ahead >= 0 and fr >> ahead & 1:
+            t = self.jump(p, d, jb, touch, rel, vis)  # [A8] straight on over a run
+            if t is not None:
+                self.explore(t[0], d, True, *t[1], way)
         elif jumped and not newf:  # sliding on after a landing
-            e = self.enter(ahead, 0, jb, touch, rel, vis)
+            e = enter(ahead, 0, jb, touch, rel, vis)
             if e is not None:
                 self.explore(ahead, d, False, *e, way)
         # [A12] turns: the first cell entered in the new direction needs a friendly neighbour
@@ -484,44 +515,39 @@ class _Search:
         low = self._friend_min(jb, p)
         if not low:
             return
-        back = (d + 3) % 6
         way2 = (*way, p)
-        for d2 in range(6):
-            if d2 in (d, back):
+        for d2 in _TURNS[d]:
+            q = step[p][d2]
+            if q < 0:
                 continue
-            t = self.jump(p, d2, jb, touch, rel, vis)
-            if t is not None:
-                q, e2 = t
-                kind = True
-            else:
-                q = step[p][d2]
-                if q < 0:
-                    continue
-                f = self._friend_min(jb, q)
-                if not f or f > low:
-                    continue
-                e3 = self.enter(q, 0, jb, touch, rel, vis)
-                if e3 is None:
-                    continue
-                self.explore(q, d2, False, *e3, way2)
+            jumped_cells = 0
+            while q >= 0 and fr >> q & 1:  # [A9] a jump over the maximal run
+                jumped_cells |= 1 << q
+                q = step[q][d2]
+            if q < 0:
                 continue
             f = self._friend_min(jb, q)
-            if f and f <= low:
-                self.explore(q, d2, kind, *e2, way2)
+            if not f or f > low:
+                continue
+            e = enter(q, jumped_cells, jb, touch, rel, vis)
+            if e is not None:
+                self.explore(q, d2, bool(jumped_cells), *e, way2)
 
     def emit(self, p: int, jb: _Board, way: tuple[int, ...]) -> None:
         """Record the move ending on ``p``; keep the best path of each result [A27, §9]."""
         if self.first_only:
             raise _Found
-        board0 = self.board
-        board = jb[0]
-        changes = tuple((c, board[c]) for c in _bits(jb[7]) if board[c] != board0[c])
-        key = (jb[3], changes)
+        key = (jb[3], jb[0])
         way = (*way, p)
         at = self.found.setdefault(p, {})
         best = at.get(key)
         if best is None or (len(way), way) < (len(best), best):
             at[key] = way
+
+    def result(self, mover: int, board: tuple[int, ...]) -> Result:
+        """A move's identity beside its cells: the mover on arrival and every other changed stack."""
+        pre = self.pre
+        return mover, tuple((c, code) for c, code in enumerate(board) if code != pre[c])
 
     # -- following one path -----------------------------------------------------------------
 
@@ -590,8 +616,7 @@ class _Search:
                     raise IllegalMoveError(f"a move may not end on {names[p]} (neither C1 nor C2)")
                 board = list(jb[0])
                 board[p] = jb[3]
-                changes = tuple((c, jb[0][c]) for c in _bits(jb[7]) if jb[0][c] != self.board[c])
-                return Walk(tuple(board), jb[3], p, entered, (jb[3], changes))
+                return Walk(tuple(board), jb[3], p, entered, self.result(jb[3], jb[0]))
             if stopped:
                 raise IllegalMoveError(f"the move stops at {names[p]}: the mover changed colour")
             d2 = direction_between(cells[p], cells[way[seg + 1]])
@@ -647,7 +672,8 @@ def _collect(geo: _Geo, search: _Search) -> _OriginMoves:
     for d in sorted(search.found):
         results = search.found[d]
         here = []
-        for result, way in sorted(results.items(), key=lambda kv: (len(kv[1]), kv[1])):
+        for (mover, board), way in sorted(results.items(), key=lambda kv: (len(kv[1]), kv[1])):
+            result = search.result(mover, board)
             # §9: o-d when every path to d gives this result, else the best path's waypoints
             text = f"{names[o]}-{names[d]}" if len(results) == 1 else _way_text(names, way)
             move = Move("move", (o, d), result=result, path=way, text=text)
