@@ -268,14 +268,15 @@ class _Search:
                 gmem.append(mask)
         self.gid = gid
         self.gmem = gmem
+        # the groups next to each cell, occupied ones included: a consumed stack's cell can be
+        # entered later in the journey
         ngid = [0] * n
         for q in range(n):
-            if not pre[q]:
-                m = 0
-                for y in adjacent[q]:
-                    if gid[y] >= 0:
-                        m |= 1 << gid[y]
-                ngid[q] = m
+            m = 0
+            for y in adjacent[q]:
+                if gid[y] >= 0:
+                    m |= 1 << gid[y]
+            ngid[q] = m
         self.ngid = ngid
         touch = geo.nb[origin] & occ
         self.touch0 = touch

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -454,3 +455,295 @@ def test_saved_record_replays() -> None:
     rules = games.get("jotun", size=4)
     assert rules.outcome(final) is not None
     assert make_record(rules, record["moves"], record["players"])["result"] == record["result"]
+
+
+# --- a literal transcription of §4.3-4.5, slow and plain, checked against the engine --------------
+
+Cell = tuple[int, int]
+
+
+class _Annihilation(Exception):
+    pass
+
+
+class _Journey:
+    def __init__(self, board: dict[Cell, list[str]], o: Cell, n: int) -> None:
+        self.n = n
+        self.pre = {c: list(s) for c, s in board.items() if c != o}
+        self.B = {c: list(s) for c, s in self.pre.items()}
+        self.M = list(board[o])
+        self.P = self.M[-1]
+        self.h0 = len(self.M)
+        self.o = o
+        self.gid: dict[Cell, int] = {}
+        self.members: list[list[Cell]] = []
+        for c in sorted(self.pre, key=lambda c: (c[1], c[0])):
+            if c in self.gid:
+                continue
+            g = len(self.members)
+            todo, self.gid[c], group = [c], g, [c]
+            while todo:
+                x = todo.pop()
+                for y in self.occ_adj(self.pre, x):
+                    if y not in self.gid and _key(self.pre[y]) == _key(self.pre[x]):
+                        self.gid[y] = g
+                        group.append(y)
+                        todo.append(y)
+            self.members.append(group)
+        self.TG = {self.gid[y] for y in self.occ_adj(self.pre, o)}
+        self.TOUCH = set(self.occ_adj(self.pre, o))
+        self.REL: set[Cell] = set()
+        self.FED: set[int] = set()
+        self.CONS: set[int] = set()
+        self.VIS = {o}
+        self.WAY = [o]
+
+    def copy(self) -> _Journey:
+        j = object.__new__(_Journey)
+        j.__dict__.update(self.__dict__)
+        j.B = {c: list(s) for c, s in self.B.items()}
+        j.M = list(self.M)
+        for name in ("TG", "TOUCH", "REL", "FED", "CONS", "VIS"):
+            setattr(j, name, set(getattr(self, name)))
+        j.WAY = list(self.WAY)
+        return j
+
+    def on(self, c: Cell) -> bool:
+        return max(abs(c[0]), abs(c[1]), abs(c[0] + c[1])) <= self.n - 1
+
+    def adj(self, c: Cell) -> list[Cell]:
+        from games.hexgrid import DIRECTIONS
+
+        return [y for d in DIRECTIONS if self.on(y := (c[0] + d[0], c[1] + d[1]))]
+
+    def occ_adj(self, b: dict[Cell, list[str]], c: Cell) -> list[Cell]:
+        return [y for y in self.adj(c) if y in b]
+
+    def survivor(self, g: int) -> list[str] | None:
+        for c in self.members[g]:
+            if c in self.B:
+                return self.B[c]
+        return None
+
+    def resolve(self, q: Cell) -> bool:
+        B, M = self.B, self.M
+        col, s = M[-1], _strength(M)
+        new = {self.gid[y] for y in self.occ_adj(B, q)} - self.TG
+        self.TG |= new
+        here = set()
+        for g in sorted(new):
+            rep = self.survivor(g)
+            if rep and rep[-1] != col and _strength(rep) <= s and g not in self.CONS:
+                for c in self.members[g]:
+                    if c in B:
+                        B[c].pop()
+                        if not B[c]:
+                            del B[c]
+                M.insert(0, _opp(col))
+                self.CONS.add(g)
+                here.add(g)
+        for g in sorted(new):
+            rep = self.survivor(g)
+            if rep and rep[-1] == col and g not in self.FED and g not in here:
+                for c in self.members[g]:
+                    if c in B:
+                        B[c].append(col)
+                self.FED.add(g)
+        cand = [
+            y
+            for y in self.occ_adj(B, q)
+            if self.gid[y] in new and B[y][-1] != col and _strength(B[y]) > _strength(M)
+        ]
+        dirs = self.adj_dirs(q)
+        while cand:
+            y = min(cand, key=lambda c: (_strength(B[c]), dirs[c]))
+            cand.remove(y)
+            if len(M) == 1:
+                raise _Annihilation
+            B[y].insert(0, M.pop())
+            e = B[y][-1]
+            allies = {self.gid[z] for z in self.occ_adj(B, y)} - {self.gid[y]}
+            for g in sorted(allies):
+                rep = self.survivor(g)
+                if rep and rep[-1] == e and g not in self.FED and g not in here:
+                    for c in self.members[g]:
+                        if c in B:
+                            B[c].append(e)
+                    self.FED.add(g)
+            if M[-1] != col:
+                return True
+        return False
+
+    def adj_dirs(self, q: Cell) -> dict[Cell, int]:
+        from games.hexgrid import DIRECTIONS
+
+        return {(q[0] + d[0], q[1] + d[1]): i for i, d in enumerate(DIRECTIONS)}
+
+    def annihilates(self, q: Cell) -> bool:
+        try:
+            self.copy().resolve(q)
+        except _Annihilation:
+            return True
+        return False
+
+    def enterable(self, q: Cell) -> bool:
+        return (
+            self.on(q)
+            and q not in self.B
+            and q not in self.VIS
+            and not any(y in self.REL for y in self.occ_adj(self.B, q))
+            and not self.annihilates(q)
+        )
+
+    def jump_target(self, p: Cell, d: Cell) -> tuple[Cell, set[Cell]] | None:
+        x = (p[0] + d[0], p[1] + d[1])
+        if x in self.B and self.B[x][-1] == self.P:
+            cells = set()
+            while x in self.B and self.B[x][-1] == self.P:
+                cells.add(x)
+                x = (x[0] + d[0], x[1] + d[1])
+            return (x, cells) if self.enterable(x) else None
+        return None
+
+    def enter(self, q: Cell, jumped: set[Cell]) -> tuple[set[Cell], bool]:
+        newf = {
+            y
+            for y in self.occ_adj(self.B, q)
+            if self.B[y][-1] == self.P and y not in self.TOUCH and y not in jumped
+        }
+        self.REL |= {y for y in self.TOUCH if y not in self.adj(q)}
+        self.VIS.add(q)
+        stopped = self.resolve(q)
+        self.TOUCH = set(self.occ_adj(self.B, q))
+        return newf, stopped
+
+    def min_h(self, c: Cell) -> int:
+        hs = [len(self.pre[y]) for y in self.occ_adj(self.pre, c)]
+        return min(hs) if hs else 0
+
+    def end_ok(self, p: Cell) -> bool:
+        c1 = self.min_h(self.o) > self.min_h(p)
+        c2 = not any(self.pre[y][-1] == self.P for y in self.occ_adj(self.pre, self.o)) and any(
+            self.pre[y][-1] == self.P and len(self.pre[y]) <= self.h0
+            for y in self.occ_adj(self.pre, p)
+        )
+        return c1 or c2
+
+
+def _key(s: list[str]) -> tuple[str, int, int]:
+    return s[-1], len(s), _strength(s)
+
+
+def _strength(s: list[str]) -> int:
+    return s.count(s[-1])
+
+
+def _opp(c: str) -> str:
+    return "W" if c == "B" else "B"
+
+
+def _reference_moves(board: dict[Cell, list[str]], o: Cell, n: int) -> dict[Cell, dict[Any, Any]]:
+    """destination -> resulting board -> the best waypoint list (fewest, then reading order)."""
+    from games.hexgrid import DIRECTIONS
+
+    found: dict[Cell, dict[Any, Any]] = {}
+
+    def emit(j: _Journey, p: Cell) -> None:
+        result = {c: "".join(s) for c, s in j.B.items()}
+        result[p] = "".join(j.M)
+        way = [*j.WAY, p]
+        at = found.setdefault(p, {})
+        frozen = tuple(sorted(result.items()))
+        rank = (len(way), [(c[1], c[0]) for c in way])
+        if frozen not in at or rank < at[frozen][0]:
+            at[frozen] = (rank, way)
+
+    def explore(j: _Journey, p: Cell, d: Cell, kind: str, newf: set[Cell], stopped: bool) -> None:
+        if stopped:
+            if j.end_ok(p):
+                emit(j, p)
+            return
+        ahead = (p[0] + d[0], p[1] + d[1])
+        if kind == "step" and not newf and j.enterable(ahead):
+            j2 = j.copy()
+            explore(j2, ahead, d, "step", *j2.enter(ahead, set()))
+            return
+        if j.end_ok(p):
+            emit(j, p)
+        t = j.jump_target(p, d)
+        if t:
+            j2 = j.copy()
+            explore(j2, t[0], d, "jump", *j2.enter(t[0], t[1]))
+        elif kind == "jump" and not newf and j.enterable(ahead):
+            j2 = j.copy()
+            explore(j2, ahead, d, "step", *j2.enter(ahead, set()))
+        a = [len(j.B[y]) for y in j.occ_adj(j.B, p) if j.B[y][-1] == j.P]
+        if not a:
+            return
+        low = min(a)
+        for d2 in DIRECTIONS:
+            if d2 == d or d2 == (-d[0], -d[1]):
+                continue
+            t = j.jump_target(p, d2)
+            q2 = (p[0] + d2[0], p[1] + d2[1])
+            if t:
+                q, k, cells = t[0], "jump", t[1]
+            elif j.enterable(q2):
+                q, k, cells = q2, "step", set()
+            else:
+                continue
+            f = [len(j.B[y]) for y in j.occ_adj(j.B, q) if j.B[y][-1] == j.P]
+            if not f or min(f) > low:
+                continue
+            j2 = j.copy()
+            j2.WAY.append(p)
+            explore(j2, q, d2, k, *j2.enter(q, cells))
+
+    j0 = _Journey(board, o, n)
+    for d in DIRECTIONS:
+        t = j0.jump_target(o, d)
+        step = (o[0] + d[0], o[1] + d[1])
+        if t:
+            j2 = j0.copy()
+            explore(j2, t[0], d, "jump", *j2.enter(t[0], t[1]))
+        elif j0.enterable(step):
+            j2 = j0.copy()
+            explore(j2, step, d, "step", *j2.enter(step, set()))
+    return found
+
+
+def _reference_texts(rules: Rules, state: State) -> dict[str, dict[str, str]]:
+    """Canonical text -> resulting stacks, for every move of the colour to move (§9)."""
+    grid = rules.geo.grid
+    board = {grid.cells[i]: list(decode(c)) for i, c in enumerate(state.board) if c}
+    colour = "BW"[state.colour]
+    out = {}
+    for o, s in board.items():
+        if s[-1] != colour:
+            continue
+        for d, results in _reference_moves(board, o, rules.size).items():
+            for frozen, (_, way) in results.items():
+                cells = [o, d] if len(results) == 1 else way
+                text = "-".join(grid.name(c) for c in cells)
+                out[text] = {grid.name(c): s for c, s in frozen}
+    return out
+
+
+@pytest.mark.parametrize(("size", "seed"), [(4, 1), (4, 2), (4, 3), (5, 4)])
+def test_the_engine_agrees_with_a_literal_transcription_of_the_spec(size: int, seed: int) -> None:
+    rules = Rules(size=size)
+    rng = random.Random(seed)
+    states, _ = random_game(rules, rng)
+    checked = 0
+    for state in states[3:-1:9]:
+        mine = {
+            rules.format_move(state, m): m for m in rules.legal_moves(state) if m.kind == "move"
+        }
+        if len(mine) > 400:
+            continue
+        reference = _reference_texts(rules, state)
+        assert sorted(mine) == sorted(reference)
+        for text, move in mine.items():
+            assert rules.stacks(rules.apply(state, move)) == reference[text], text
+        checked += 1
+    assert checked >= 3
