@@ -166,14 +166,25 @@ export class Board {
         .join("");
       parts.push(`<path class="preview-path" d="${d}"/>`);
     }
-    for (const id of Array.isArray(hint.cells) ? hint.cells : []) {
-      const p = this.position(id);
-      if (p) parts.push(markSvg(this.view.board.kind, p[0], p[1], "preview"));
-    }
-    // The stacks as the move would leave them, drawn small over the cells they replace.
-    for (const [id, stack] of Object.entries(hint.changes || {})) {
-      const p = this.position(id);
-      if (p && Array.isArray(stack)) parts.push(`<g class="ghost">${stackSvg(p[0], p[1], stack, SIZE * 0.42)}</g>`);
+    if (hint.changes) {
+      // The stacks as the move would leave them, drawn small over the cells they replace;
+      // a cross where a cell would be emptied.
+      for (const [id, stack] of Object.entries(hint.changes)) {
+        const p = this.position(id);
+        if (!p || !Array.isArray(stack)) continue;
+        const [x, y] = p.map(round);
+        const k = SIZE * 0.22;
+        parts.push(
+          stack.length
+            ? `<g class="ghost">${stackSvg(x, y, stack, SIZE * 0.45)}</g>`
+            : `<path class="vanish" d="M${x - k} ${y - k}L${x + k} ${y + k}M${x - k} ${y + k}L${x + k} ${y - k}"/>`,
+        );
+      }
+    } else {
+      for (const id of Array.isArray(hint.cells) ? hint.cells : []) {
+        const p = this.position(id);
+        if (p) parts.push(markSvg(this.view.board.kind, p[0], p[1], "preview"));
+      }
     }
     return parts.join("");
   }

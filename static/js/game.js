@@ -17,7 +17,7 @@ const WORDS = { pass: "Pass", black: "Play black", white: "Play white" };
 
 const S = {
   version: 0, game: null, view: null, moves: [], you: null, spectators: 0,
-  review: null, prefix: [], steps: null, stepsId: null, sending: null, startPly: params.get("ply"),
+  review: null, shown: null, prefix: [], steps: null, stepsId: null, sending: null, startPly: params.get("ply"),
 };
 const history = new History();
 const board = new Board($("board"), { onToken: clickToken, onHover: showHint, title: "Game board", maxScale: 5 });
@@ -142,7 +142,10 @@ function positionChanged() {
   renderPlayers();
   renderStatus();
   renderMoves();
-  if (S.review === null) board.setView(S.view, null);
+  if (S.review === null) {
+    board.setView(S.view, null);
+    S.shown = S.moves.length;
+  }
   renderCounters(S.review === null ? S.view : null);
   requestSteps();
 }
@@ -330,6 +333,7 @@ async function showPly(ply) {
     const view = await history.at(p, S.game, S.moves.slice());
     if (S.review !== p) return;
     board.setView(view, null);
+    S.shown = p;
     renderCounters(view);
   } catch (err) {
     showError(err.message);
@@ -344,6 +348,7 @@ function goLive() {
   S.review = null;
   $("review-banner").hidden = true;
   board.setView(S.view, null);
+  S.shown = S.moves.length;
   renderCounters(S.view);
   renderMoves();
   setPlyParam(null);

@@ -115,14 +115,11 @@ def test_play_watch_archive_replay(
     cy.screenshot(path=artifacts / f"{plan.slug}-archive.png", full_page=True)
     row.locator("a").click()
     cy.wait_for_url(f"**/games/{game_id}?ply=0")
-    cy.wait_for_function("window.hexmoot.state.review === 0")
+    cy.wait_for_function("window.hexmoot.state.shown === 0")
     n = len(played)
     for ply in range(1, n + 1):
         cy.keyboard.press("ArrowRight")
-        cy.wait_for_function(
-            "(p) => { const S = window.hexmoot.state; return (S.review ?? S.moves.length) === p; }",
-            arg=ply,
-        )
+        cy.wait_for_function("(p) => window.hexmoot.state.shown === p", arg=ply)
         last = cy.evaluate("window.hexmoot.board.view.last_move")
         if played[ply - 1] not in ("black", "white", "pass") and last is not None:
             assert last["text"] == played[ply - 1], (ply, last)

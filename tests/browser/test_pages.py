@@ -1,0 +1,273 @@
+"""Every page in a real browser: no console errors, screenshots in both themes and on a phone, the
+game page's own JavaScript and CSS under 100 KB, live mini boards that follow moves, the archive's
+filters, the rules diagrams, and the hover preview of a Jotun path.
+
+Games are set up through the HTTP API with httpx clients (each its own guest cookie); a browser
+context takes over a guest by receiving that cookie.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+import games
+from games.record import replay_moves
+from tests.browser.conftest import Guests
+from tests.browser.helpers import ConsoleErrors
+from tests.support.server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
+
+
+class ApiGame:
+    """A game played through the HTTP API by two guests (seat 1 creates it, seat 2 joins)."""
+
+    def __init__(self, server: LiveServer, slug: str, options: dict[str, Any], public: bool = True):
+        self.server = server
+        self.slug = slug
+        self.rules = games.get(slug, **options)
+        self.clients = {1: httpx.Client(base_url=server.url), 2: httpx.Client(base_url=server.url)}
+        for seat, client in self.clients.items():
+            client.put("/api/me", json={"name": f"Api{seat}"}).raise_for_status()
+        made = self.clients[1].post(
+            "/api/games", json={"game": slug, "options": options, "seat": 1, "public": public}
+        )
+        made.raise_for_status()
+        self.id = made.json()["id"]
+        self.token = made.json()["join_token"]
+        self.version = (
+            self.clients[2]
+            .post(f"/api/games/{self.id}/join", json={"token": self.token})
+            .json()["version"]
+        )
+        self.moves: list[str] = []
+
+    def state(self) -> Any:
+        return replay_moves(self.rules, self.moves)
+
+    def play(self, text: str) -> None:
+        seat = self.rules.to_move(self.state())
+        answer = self.clients[seat].post(
+            f"/api/games/{self.id}/moves",
+            json={"move": text, "version": self.version, "msg_id": f"t-{len(self.moves)}"},
+        )
+        answer.raise_for_status()
+        self.version = answer.json()["version"]
+        self.moves.append(answer.json()["move"])
+
+    def play_random(self, rng: random.Random, plies: int) -> None:
+        for _ in range(plies):
+            state = self.state()
+            if self.rules.to_move(state) is None:
+                return
+            move = self.rules.random_move(state, rng)
+            self.play(self.rules.format_move(state, move))
+
+    def cookie(self, seat: int) -> list[dict[str, Any]]:
+        jar = self.clients[seat].cookies
+        return [{"name": name, "value": jar[name], "url": self.server.url} for name in jar]
+
+    def close(self) -> None:
+        for c in self.clients.values():
+            c.close()
+
+
+@pytest.fixture()
+def api_games(server: LiveServer) -> Iterator[list[ApiGame]]:
+    made: list[ApiGame] = []
+    yield made
+    for g in made:
+        g.close()
+
+
+def shoot(page: Page, artifacts: Path, name: str) -> None:
+    page.wait_for_timeout(200)
+    page.screenshot(path=artifacts / f"{name}.png", full_page=True)
+
+
+def test_every_page_in_both_themes_and_on_a_phone(
+    server: LiveServer, guests: Guests, artifacts: Path, api_games: list[ApiGame]
+) -> None:
+    rng = random.Random(3)
+    for slug, options in [("jotun", {"size": 5}), ("valaturna", {"side": 7}), ("exxit", {})]:
+        g = ApiGame(server, slug, options)
+        api_games.append(g)
+        g.play_random(rng, 40)
+    paths = {
+        "lobby": "/",
+        "live": "/live",
+        "archive": "/archive",
+        "game": f"/games/{api_games[0].id}",
+        **{f"rules-{s}": f"/rules/{s}" for s in SLUGS},
+    }
+    for theme in ("light", "dark"):
+        page = guests.page(color_scheme=theme)
+        for name, path in paths.items():
+            page.goto(server.url + path)
+            expect(page.locator("main")).to_be_visible()
+            if name == "game":
+                page.wait_for_function("window.hexmoot.state.view !== null")
+            if name == "live":
+                expect(page.locator("#live .mini")).to_have_count(3)
+            shoot(page, artifacts, f"page-{name}-{theme}")
+    phone = guests.page(width=390, height=844, is_mobile=True, has_touch=True)
+    for name in ("lobby", "game", "live", "rules-valaturna"):
+        phone.goto(server.url + paths[name])
+        if name == "game":
+            phone.wait_for_function("window.hexmoot.state.view !== null")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390, name
+        shoot(phone, artifacts, f"phone-{name}")
+
+
+def test_theme_toggle_is_remembered(server: LiveServer, guests: Guests) -> None:
+    page = guests.page(color_scheme="light")
+    page.goto(server.url + "/rules/jotun")
+    page.click("#theme-toggle")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+    page.goto(server.url + "/")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+
+
+def test_game_page_scripts_and_styles_stay_under_100_kb(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame]
+) -> None:
+    g = ApiGame(server, "sgolte", {})
+    api_games.append(g)
+    page = guests.page()
+    page.goto(f"{server.url}/games/{g.id}")
+    page.wait_for_function("window.hexmoot.state.view !== null")
+    sizes = page.evaluate(
+        """() => performance.getEntriesByType('resource')
+            .filter(e => /\\/static\\/.*\\.(js|css)$/.test(new URL(e.name).pathname))
+            .map(e => [new URL(e.name).pathname, e.decodedBodySize])"""
+    )
+    names = {name for name, _ in sizes}
+    assert {"/static/js/game.js", "/static/js/board.js", "/static/css/board.css"} <= names
+    total = sum(size for _, size in sizes)
+    print(f"game page JS+CSS: {total} bytes uncompressed over {len(sizes)} files")
+    assert total < 100_000, sizes
+    # nothing is fetched from another origin
+    others = page.evaluate(
+        "() => performance.getEntriesByType('resource').map(e => e.name).filter(n => !n.startsWith(location.origin))"
+    )
+    assert others == []
+
+
+def test_live_boards_follow_moves_and_filter_by_game(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+) -> None:
+    rng = random.Random(11)
+    jotun = ApiGame(server, "jotun", {"size": 4})
+    exxit = ApiGame(server, "exxit", {"variant": "beginner"})
+    api_games += [jotun, exxit]
+    jotun.play_random(rng, 3)
+    page = guests.page()
+    page.goto(server.url + "/live")
+    card = page.locator(f'.mini[data-id="{jotun.id}"]')
+    expect(card).to_contain_text("move 3")
+    jotun.play_random(rng, 1)
+    expect(card).to_contain_text("move 4")  # updated over /ws/live, no reload
+    page.select_option("#filter-game", "exxit")
+    expect(card).to_be_hidden()
+    expect(page.locator(f'.mini[data-id="{exxit.id}"]')).to_be_visible()
+    assert page.url.endswith("?game=exxit")
+    shoot(page, artifacts, "live-filtered")
+    page.select_option("#filter-game", "")
+    expect(card).to_be_visible()
+
+
+def test_archive_filters_and_pages(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], console: ConsoleErrors
+) -> None:
+    finished = []
+    for _ in range(3):
+        g = ApiGame(server, "valaturna", {"side": 5})
+        api_games.append(g)
+        g.play("e3/e7")
+        g.play("white")
+        g.play("pass")
+        g.play("pass")
+        finished.append(g.id)
+    page = guests.page()
+    page.goto(server.url + "/archive?game=valaturna&player=Api1")
+    for gid in finished:
+        expect(page.locator(f'tr[data-game="{gid}"]')).to_be_visible()
+    page.select_option('select[name="result"]', "draw")
+    page.click('#filters button[type="submit"]')
+    expect(page.locator("#rows")).to_contain_text("No finished game matches")
+    page.select_option('select[name="result"]', "")
+    page.fill('input[name="player"]', "")
+    page.click('#filters button[type="submit"]')
+    expect(page.locator(f'tr[data-game="{finished[0]}"]')).to_be_visible()
+    # paging by the server's cursor
+    page.goto(server.url + "/archive?game=valaturna&limit=2")
+    expect(page.locator("#rows tr")).to_have_count(2)
+    page.click("#more")
+    expect(page.locator("#rows tr")).to_have_count(1)
+    page.click("#first-page")
+    expect(page.locator("#rows tr")).to_have_count(2)
+    # a filter the server refuses is shown, not swallowed (the browser logs the 422 itself)
+    console.allow(r"status of 422")
+    page.goto(server.url + "/archive?limit=0")
+    expect(page.locator("#error")).not_to_be_empty()
+
+
+def test_rules_pages_draw_their_diagrams(server: LiveServer, guests: Guests) -> None:
+    page = guests.page()
+    for slug in SLUGS:
+        page.goto(f"{server.url}/rules/{slug}")
+        boards = page.locator(".diagram .d-board svg.board-svg")
+        expect(boards.first).to_be_visible()
+        assert boards.count() >= 2
+        assert page.locator(".diagram .d-board .stack").count() > 0
+    assert httpx.get(f"{server.url}/rules/chess").status_code == 404
+
+
+def test_jotun_hover_previews_the_path(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+) -> None:
+    rng = random.Random(5)
+    g = ApiGame(server, "jotun", {"size": 4})
+    api_games.append(g)
+    # Play seeded random moves until the player to move has a stack whose move has a path preview.
+    for _ in range(200):
+        state = g.state()
+        prefixes = g.rules.steps(state, [])
+        origins = [t for t in prefixes.next if len(g.rules.steps(state, [t]).next) > 0]
+        found = None
+        for origin in origins:
+            answer = g.rules.steps(state, [origin])
+            for dest, hint in answer.hints.items():
+                if len(hint.get("path", [])) > 2:
+                    found = (origin, dest, hint)
+                    break
+            if found:
+                break
+        if found:
+            break
+        g.play_random(rng, 1)
+    assert found, "no position with a path preview was reached"
+    origin, dest, hint = found
+    seat = g.rules.to_move(g.state())
+    page = guests.page()
+    page.context.add_cookies(g.cookie(seat))
+    page.goto(f"{server.url}/games/{g.id}")
+    page.locator(f'#board .hit.can[data-id="{origin}"]').click()
+    target = page.locator(f'#board .hit.can[data-id="{dest}"]')
+    target.hover()
+    expect(page.locator("#board .preview-path")).to_have_count(1)
+    expect(page.locator("#hint")).to_contain_text(hint["move"])
+    page.locator("#board").screenshot(path=artifacts / "jotun-hover-preview.png")
+    expect(page.locator("#cancel-move")).to_be_visible()
+    page.click("#cancel-move")  # a multi-click move can be cancelled before its last click
+    expect(page.locator("#board .chosen")).to_have_count(0)
+    expect(page.locator(f'#board .hit.can[data-id="{origin}"]')).to_have_count(1)
