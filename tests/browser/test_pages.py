@@ -140,7 +140,7 @@ def test_theme_toggle_is_remembered(server: LiveServer, guests: Guests) -> None:
 def test_game_page_scripts_and_styles_stay_under_100_kb(
     server: LiveServer, guests: Guests, api_games: list[ApiGame]
 ) -> None:
-    g = ApiGame(server, "sgolte", {})
+    g = ApiGame(server, "valaturna", {})
     api_games.append(g)
     page = guests.page()
     page.goto(f"{server.url}/games/{g.id}")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+import games
 from tests.browser.conftest import Guests
 from tests.browser.helpers import create_game, join_game, move_count, play_one_move
 from tests.support.server import LiveServer
@@ -56,7 +57,11 @@ def status_of(page: Page) -> str:
     return str(page.evaluate("window.hexmoot.state.game.status"))
 
 
-@pytest.mark.parametrize("plan", PLANS, ids=[p.slug for p in PLANS])
+# Every game whose engine is in this tree (all five once the rules engines have landed).
+PLAYABLE = [p for p in PLANS if p.slug in games.names()]
+
+
+@pytest.mark.parametrize("plan", PLAYABLE, ids=[p.slug for p in PLAYABLE])
 def test_play_watch_archive_replay(
     plan: Plan, server: LiveServer, guests: Guests, artifacts: Path
 ) -> None:
