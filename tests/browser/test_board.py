@@ -1,0 +1,84 @@
+"""The board renderer draws real views of every engine: seeded random games from the rules package,
+rendered in Chromium by static/js/board.js, checked cell by cell and screenshotted in both themes."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import games
+from games.bench import random_game
+from tests.browser.conftest import Guests
+from tests.support.server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+OPTIONS: dict[str, dict[str, Any]] = {
+    "jotun": {"size": 5},
+    "valaturna": {"side": 7},
+    "harmijan": {"size": 6},
+    "sgolte": {"size": 6},
+    "exxit": {},
+}
+
+RENDER = """async (views) => {
+  const { Board } = await import('/static/js/board.js');
+  document.body.innerHTML = '<div id="grid" style="display:grid;grid-template-columns:repeat(3,1fr);gap:8px;padding:8px"></div>';
+  const out = [];
+  for (const [name, view] of views) {
+    const fig = document.createElement('figure');
+    fig.style.margin = '0';
+    fig.innerHTML = `<figcaption>${name}</figcaption>`;
+    document.getElementById('grid').appendChild(fig);
+    new Board(fig).setView(view);
+    const svg = fig.querySelector('svg');
+    out.push({
+      hits: [...svg.querySelectorAll('.hit')].map(e => e.dataset.id),
+      stacks: svg.querySelectorAll('.stack').length,
+      heights: [...svg.querySelectorAll('text.height')].map(e => Number(e.textContent)),
+      rows: [...new Set([...svg.querySelectorAll('.label.row')].map(e => e.textContent))],
+      numbers: [...new Set([...svg.querySelectorAll('.label.number')].map(e => Number(e.textContent)))],
+      last: svg.querySelectorAll('.last').length,
+    });
+  }
+  return out;
+}"""
+
+
+def sample_views() -> list[tuple[str, dict[str, Any]]]:
+    views = []
+    for slug in games.names():
+        rules = games.get(slug, **OPTIONS.get(slug, {}))
+        states, _ = random_game(rules, random.Random(f"board-{slug}"), max_plies=80)
+        for fraction in (0.3, 0.99):
+            views.append((slug, rules.view(states[int(len(states) * fraction)])))
+    return views
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_renderer_draws_every_cell_stack_and_label(
+    theme: str, server: LiveServer, guests: Guests, artifacts: Path
+) -> None:
+    views = sample_views()
+    page = guests.page(width=1400, height=1000, color_scheme=theme)
+    page.goto(server.url + "/rules/jotun")  # any page with the board's stylesheet
+    drawn = page.evaluate(RENDER, [[name, view] for name, view in views])
+    for (slug, view), got in zip(views, drawn, strict=True):
+        assert got["hits"] == [c["id"] for c in view["cells"]], slug
+        occupied = [c for c in view["cells"] if c["stack"]]
+        assert got["stacks"] == len(occupied), slug
+        assert sorted(got["heights"]) == sorted(
+            len(c["stack"]) for c in occupied if len(c["stack"]) > 1
+        )
+        assert got["rows"] == [row["label"] for row in view["rows"]], slug
+        if view["rows"]:  # every number a cell name uses is written around the board
+            numbers = {int(c["id"][1:]) for c in view["cells"]}
+            assert set(got["numbers"]) == numbers, slug
+        if view["last_move"]:
+            assert got["last"] == len(
+                set(view["last_move"]["cells"]) & {c["id"] for c in view["cells"]}
+            )
+    page.screenshot(path=artifacts / f"boards-{theme}.png", full_page=True)
