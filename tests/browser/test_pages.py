@@ -271,3 +271,63 @@ def test_jotun_hover_previews_the_path(
     page.click("#cancel-move")  # a multi-click move can be cancelled before its last click
     expect(page.locator("#board .chosen")).to_have_count(0)
     expect(page.locator(f'#board .hit.can[data-id="{origin}"]')).to_have_count(1)
+
+
+def test_review_during_a_live_game_and_back(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+) -> None:
+    rng = random.Random(2)
+    g = ApiGame(server, "valaturna", {"side": 5})
+    api_games.append(g)
+    g.play("e3/e7")
+    g.play("black")  # seat 2 takes black and moves first; seat 1 is white
+    g.play_random(rng, 3)  # black, white, black: seat 1 (white) to move
+    assert g.rules.to_move(g.state()) == 1
+    page = guests.page()
+    page.context.add_cookies(g.cookie(1))
+    page.goto(f"{server.url}/games/{g.id}")
+    page.wait_for_selector("#board svg.active")  # our move: the board offers its cells
+    page.click('#moves button[data-ply="2"]')
+    page.wait_for_function("window.hexmoot.state.shown === 2")
+    expect(page.locator("#review-banner")).to_be_visible()
+    expect(page.locator("#board svg.active")).to_have_count(0)  # no move entry while reviewing
+    assert page.url.endswith("?ply=2")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("window.hexmoot.state.shown === 1")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("window.hexmoot.state.shown === 2")
+    shoot(page, artifacts, "review-during-game")
+    page.fill("#move-input", "pass")  # typing a move works while reviewing
+    page.press("#move-input", "Enter")
+    page.wait_for_function("window.hexmoot.state.moves.length === 6")
+    assert page.evaluate("window.hexmoot.state.shown") == 2  # still reviewing
+    g.moves.append("pass")
+    g.version += 1
+    g.play_random(rng, 1)  # the opponent answers
+    page.wait_for_function("window.hexmoot.state.moves.length === 7")
+    page.click("#back-to-game")
+    page.wait_for_function("window.hexmoot.state.shown === 7")
+    expect(page.locator("#review-banner")).to_be_hidden()
+    page.wait_for_selector("#board svg.active")
+    assert "ply=" not in page.url
+
+
+def test_pie_choice_is_two_clear_buttons(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+) -> None:
+    g = ApiGame(server, "jotun", {"size": 5})
+    api_games.append(g)
+    g.play("e5")
+    page = guests.page()
+    page.context.add_cookies(g.cookie(2))
+    page.goto(f"{server.url}/games/{g.id}")
+    buttons = page.locator("#choices button")
+    expect(buttons).to_have_count(2)
+    expect(buttons.nth(0)).to_have_text("Play black")
+    expect(buttons.nth(1)).to_have_text("Play white")
+    expect(page.locator("#status")).to_contain_text("take black or white")
+    shoot(page, artifacts, "pie-choice")
+    buttons.nth(1).click()
+    page.wait_for_function("window.hexmoot.state.moves.length === 2")
+    expect(page.locator('#players [data-seat="2"]')).to_contain_text("white")
+    expect(page.locator("#announce")).to_contain_text("white")
