@@ -33,6 +33,11 @@ class Settings(BaseSettings):
 
     state_cache_size: int = 2048
 
+    # Garbage collector thresholds (gen0, gen1, gen2). A full collection walks every object of
+    # the process, thousands of sockets included, and stops every game for hundreds of
+    # milliseconds; rarer collections keep the move round trip short. Empty: Python's defaults.
+    gc_thresholds: tuple[int, int, int] | None = (50_000, 50, 1000)
+
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""
         return self.database_url.startswith("sqlite")

@@ -45,6 +45,9 @@ def make_engine(url: str) -> AsyncEngine:
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         kwargs["connect_args"] = {"timeout": 10}
+        # A fixed pool: overflow connections would be opened and closed under load, and each
+        # aiosqlite connection is a new thread plus the pragmas.
+        kwargs.update(pool_size=32, max_overflow=0, pool_timeout=30)
     else:
         kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
     engine = create_async_engine(url, **kwargs)

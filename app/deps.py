@@ -57,7 +57,7 @@ class GuestMiddleware:
         await self.app(scope, receive, send_with_cookie)
 
 
-def get_service(request: Request) -> GameService:
+async def get_service(request: Request) -> GameService:
     """The app's game service."""
     service: GameService = request.app.state.service
     return service

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator
@@ -23,6 +24,7 @@ from app.identity import Signer
 from app.routes import api, health, pages, ws
 from app.services import GameService
 from app.templating import STATIC_DIR
+from app.writer import Writer
 
 log = logging.getLogger("hexmoot")
 
@@ -48,8 +50,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub
-        app.state.service = GameService(app.state.sessionmaker, hub, settings)
+        writer = Writer(engine)
+        app.state.service = GameService(app.state.sessionmaker, hub, settings, writer)
         app.state.socket_counts = Counter()
+        if settings.gc_thresholds is not None:
+            # Objects alive after startup (modules, rules tables) never need collecting again.
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(*settings.gc_thresholds)
         sweeper = asyncio.create_task(
             _sweep_abandoned(app.state.service, settings.abandon_check_every)
         )
@@ -60,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await hub.close()
+            writer.close()
             await engine.dispose()
 
     app = FastAPI(title="Hexmoot", lifespan=lifespan)

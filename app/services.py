@@ -9,6 +9,7 @@ after the commit is anything published, so nobody hears of a move that could sti
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import secrets
 import weakref
@@ -19,6 +20,7 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
 
 import games
 from app import repository as repo
@@ -27,6 +29,7 @@ from app.errors import AppError, not_found
 from app.hub import LIVE_CHANNEL, Hub, game_channel
 from app.identity import default_name, validate_name
 from app.models import Event, Game, Move
+from app.writer import Change, Stale, Writer
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
 from games.record import check_result, make_record, replay_moves, rules_of
 
@@ -75,13 +78,22 @@ class GameService:
     """Games: create, join, play, resign, steps, snapshots, records, listings, import, abandonment."""
 
     def __init__(
-        self, sessions: async_sessionmaker[AsyncSession], hub: Hub, settings: Settings
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        hub: Hub,
+        settings: Settings,
+        writer: Writer,
     ) -> None:
         self.sessions = sessions
         self.hub = hub
         self.settings = settings
+        self.writer = writer
         self._cache: OrderedDict[str, Position] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # SQLite has one writer at a time; a waiting connection polls with growing sleeps in its
+        # busy handler (up to 100 ms each), so writers of this process queue here instead.
+        # Other processes are still serialised by SQLite itself.
+        self._write_lock: asyncio.Lock | None = asyncio.Lock() if settings.is_sqlite() else None
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -91,6 +103,10 @@ class GameService:
             lock = asyncio.Lock()
             self._locks[game_id] = lock
         return lock
+
+    def _writing(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """Hold this process's write slot (SQLite) for one writing transaction."""
+        return self._write_lock if self._write_lock is not None else contextlib.nullcontext()
 
     def _remember(self, game_id: str, position: Position) -> None:
         self._cache[game_id] = position
@@ -142,7 +158,7 @@ class GameService:
             "view": position.rules.view(position.state),
         }
 
-    async def _publish(self, game: Game, position: Position, events: Sequence[Event]) -> None:
+    async def _publish(self, game: Game, position: Position, events: Sequence[Json]) -> None:
         """Tell every subscriber of the game (and the live list) about committed events."""
         state = self._state_json(game, position)
         for event in events:
@@ -150,9 +166,9 @@ class GameService:
                 game_channel(game.id),
                 {
                     "type": "event",
-                    "version": event.version,
-                    "kind": event.kind,
-                    "data": event.payload,
+                    "version": event["version"],
+                    "kind": event["kind"],
+                    "data": event["payload"],
                     "state": state,
                 },
             )
@@ -190,7 +206,7 @@ class GameService:
     async def rename(self, guest_id: str, raw_name: object) -> Visitor:
         """Set a guest's display name (validated)."""
         name = validate_name(raw_name)
-        async with self.sessions() as session:
+        async with self._writing(), self.sessions() as session:
             await repo.save_player(session, guest_id, name)
             await session.commit()
         return Visitor(guest_id, name)
@@ -256,7 +272,7 @@ class GameService:
                 visitor.name,
                 name_key,
             )
-        async with self.sessions() as session:
+        async with self._writing(), self.sessions() as session:
             await repo.save_player(session, visitor.id, visitor.name)
             await session.flush()
             session.add(game)
@@ -285,7 +301,7 @@ class GameService:
 
     async def join(self, visitor: Visitor, game_id: str, token: object) -> Json:
         """Take the empty seat of a game with its join token."""
-        async with self._lock(game_id), self.sessions() as session:
+        async with self._lock(game_id), self._writing(), self.sessions() as session:
             game = await self._load(session, game_id)
             if not (
                 isinstance(token, str)
@@ -333,7 +349,11 @@ class GameService:
                 ) from exc
             game = await self._load(session, game_id)
             position = await self._position(session, game)
-            await self._publish(game, position, [event])
+            await self._publish(
+                game,
+                position,
+                [{"version": event.version, "kind": event.kind, "payload": event.payload}],
+            )
         return {"id": game_id, "seat": seat, "version": game.version}
 
     async def play(
@@ -342,9 +362,12 @@ class GameService:
         """Validate and commit one move, then publish it; the ack the sender gets."""
         async with self._lock(game_id), self.sessions() as session:
             game = await self._load(session, game_id)
-            duplicate = await self._duplicate(session, game_id, visitor, msg_id)
-            if duplicate is not None:
-                return duplicate
+            # A retried message was committed at its version, so the game has moved past it: only
+            # then can it be a duplicate (this spares the lookup on the common path).
+            if version != game.version or game.status != "active":
+                duplicate = await self._duplicate(session, game_id, visitor, msg_id)
+                if duplicate is not None:
+                    return duplicate
             seat = self._acting_seat(game, visitor)
             if version != game.version:
                 raise stale(game.version, version)
@@ -385,7 +408,6 @@ class GameService:
             events = await self._commit(
                 session, game, values, kinds, visitor, msg_id, move_row=(ply, canonical, seat)
             )
-            game = await self._load(session, game_id)
             new_position = Position(game.version, rules, new_state, (*position.moves, canonical))
             self._remember(game_id, new_position)
             await self._publish(game, new_position, events)
@@ -424,7 +446,6 @@ class GameService:
             }
             kinds: list[tuple[str, Json]] = [("resign", {"seat": seat}), ("result", result)]
             events = await self._commit(session, game, values, kinds, visitor, msg_id)
-            game = await self._load(session, game_id)
             position = Position(game.version, position.rules, position.state, position.moves)
             self._remember(game_id, position)
             await self._publish(game, position, events)
@@ -461,46 +482,50 @@ class GameService:
         visitor: Visitor | None,
         msg_id: str | None,
         move_row: tuple[int, str, int] | None = None,
-    ) -> list[Event]:
-        """Write the game's new version, its events (and move), and commit; stale if raced."""
+    ) -> list[Json]:
+        """Write the game's new version, its events (and move), and commit; stale if raced.
+
+        Returns the events written, as the rows ``events`` holds.
+        """
         # Plain values: a rollback expires ORM objects, and reading one then would do IO.
         base, game_id = game.version, game.id
         now = values.get("last_activity_at", repo.now_ms())
-        if not await repo.advance(session, game_id, base, version=base + len(kinds), **values):
-            await session.rollback()
-            current = await self._load(session, game_id)
-            raise stale(current.version, base)
-        if move_row is not None:
-            ply, text, seat = move_row
-            session.add(
-                Move(
-                    game_id=game_id,
-                    ply=ply,
-                    text=text,
-                    seat=seat,
-                    player_id=visitor.id if visitor else None,
-                    created_at=now,
-                )
-            )
         events = [
-            Event(
-                game_id=game_id,
-                version=base + i,
-                kind=kind,
-                payload=payload,
-                player_id=visitor.id if visitor and i == 1 else None,
-                msg_id=msg_id if i == 1 else None,
-                created_at=now,
-            )
+            {
+                "game_id": game_id,
+                "version": base + i,
+                "kind": kind,
+                "payload": payload,
+                "player_id": visitor.id if visitor and i == 1 else None,
+                "msg_id": msg_id if i == 1 else None,
+                "created_at": now,
+            }
             for i, (kind, payload) in enumerate(kinds, start=1)
         ]
-        session.add_all(events)
+        move = None
+        if move_row is not None:
+            ply, text, seat = move_row
+            move = {
+                "game_id": game_id,
+                "ply": ply,
+                "text": text,
+                "seat": seat,
+                "player_id": visitor.id if visitor else None,
+                "created_at": now,
+            }
+        change = Change(game_id, base, {**values, "version": base + len(kinds)}, events, move)
+        # Give the session's connection back first (detaching, not expiring, the game row):
+        # the write runs on its own connection.
+        await session.close()
         try:
-            await session.commit()
-        except IntegrityError as exc:
-            await session.rollback()
+            async with self._writing():
+                await self.writer.write(change)
+        except Stale:
             current = await self._load(session, game_id)
-            raise stale(current.version, base) from exc
+            raise stale(current.version, base) from None
+        # The row now holds exactly these values: mirror them without another SELECT.
+        for key, value in change.values.items():
+            set_committed_value(game, key, value)
         return events
 
     async def abandon_idle(self, now: int | None = None) -> int:
@@ -547,7 +572,6 @@ class GameService:
                     )
                 except AppError:
                     continue
-                game = await self._load(session, game_id)
                 position = Position(game.version, position.rules, position.state, position.moves)
                 self._remember(game_id, position)
                 await self._publish(game, position, events)
@@ -756,7 +780,7 @@ class GameService:
             last_activity_at=now,
             finished_at=now,
         )
-        async with self.sessions() as session:
+        async with self._writing(), self.sessions() as session:
             session.add(game)
             await session.flush()
             session.add(

@@ -17,6 +17,7 @@ from app.hub import MemoryHub
 from app.models import Game, Move
 from app.repository import now_ms
 from app.services import GameService, Visitor
+from app.writer import Writer
 from games.bench import random_game
 from games.errors import RecordError
 from games.record import make_record, replay, replay_moves
@@ -206,7 +207,8 @@ async def test_two_connections_racing_for_one_ply_store_one_move(
     ]
     engines = [make_engine(database_url) for _ in range(2)]
     services = [
-        GameService(make_sessionmaker(e), MemoryHub(), make_settings(database_url)) for e in engines
+        GameService(make_sessionmaker(e), MemoryHub(), make_settings(database_url), Writer(e))
+        for e in engines
     ]
     try:
         outcomes = await asyncio.gather(
@@ -228,6 +230,8 @@ async def test_two_connections_racing_for_one_ply_store_one_move(
             )
         assert stored == [winners[0]["move"]]
     finally:
+        for service in services:
+            service.writer.close()
         for engine in engines:
             await engine.dispose()
 

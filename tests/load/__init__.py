@@ -1,0 +1,1 @@
+"""Benchmarks of the server: websocket load and archive queries (``make bench``)."""

@@ -1,0 +1,91 @@
+"""``python -m tests.load.bench``: the server under websocket load, then the archive at 100,000 games.
+
+Defaults are the target on a 2-core machine with SQLite: 500 games with 2 spectators each (2,000
+sockets) at 100 moves per second for 20 s. ``--rates 100,200,400`` runs one step per rate on fresh
+databases to find where it saturates. Loopback only; bounded in games (2,000) and time (300 s a step).
+Figures, never pass/fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import games
+from tests.load.archive import archive_bench
+from tests.load.load import load_step
+from tests.support.databases import fresh_database
+from tests.support.server import live_server
+
+
+def _options(slug: str, pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        options[name] = value
+    return games.get(slug, **options).options
+
+
+async def _load(args: argparse.Namespace, directory: Path) -> None:
+    options = _options(args.game, args.options)
+    print(
+        f"load: {args.games} games of {args.game} {options}, 2 players + {args.spectators} "
+        f"spectators each, {args.seconds:g} s per step, backend {args.backend}"
+    )
+    for rate in args.rates:
+        with fresh_database(args.backend, directory) as url, live_server(url) as server:
+            figures = await load_step(
+                server,
+                games_count=args.games,
+                spectators=args.spectators,
+                rate=rate,
+                seconds=args.seconds,
+                slug=args.game,
+                options=options,
+                seed=args.seed,
+            )
+        print(
+            f"  rate {rate:>5g}/s: {figures['moves_per_s']:6.1f} moves/s done "
+            f"({figures['moves_completed']}/{figures['moves_sent']}), "
+            f"round trip p50 {figures['p50_ms']:.1f} ms p99 {figures['p99_ms']:.1f} ms "
+            f"max {figures['max_ms']:.1f} ms | server CPU {figures['server_cpu_pct']:.0f}% "
+            f"RSS {figures['server_rss_mb']:.0f} MB | generator CPU "
+            f"{figures['client_cpu_pct']:.0f}% | {figures['sockets']} sockets"
+            + (f" | errors {figures['errors']}" if figures["errors"] else "")
+        )
+        if args.json:
+            print(json.dumps(figures))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmarks; returns the exit code."""
+    parser = argparse.ArgumentParser(prog="python -m tests.load.bench", description=__doc__)
+    parser.add_argument("--only", choices=["load", "archive"], default=None)
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--spectators", type=int, default=2)
+    parser.add_argument("--rates", type=lambda s: [float(x) for x in s.split(",")], default=[100.0])
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--game", default="exxit", choices=games.names())
+    parser.add_argument("--options", nargs="*", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--archive-games", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--json", action="store_true", help="also print each step as JSON")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="hexmoot-bench-") as tmp:
+        directory = Path(tmp)
+        if args.only in (None, "load"):
+            asyncio.run(_load(args, directory))
+        if args.only in (None, "archive"):
+            with fresh_database(args.backend, directory) as url:
+                asyncio.run(archive_bench(url, args.archive_games, args.repeat, args.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
