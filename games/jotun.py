@@ -30,26 +30,39 @@ Readings chosen where the spec is silent:
 
 * ``legal_moves`` is lazy and ordered: the setup cells or the two words; then placements in reading
   order; then moves by origin (reading order), destination (reading order), and the canonical
-  path (fewest waypoints, then reading order). One origin's moves are found all at once.
+  path (fewest waypoints, then reading order). One origin's moves are found all at once; the
+  last 256 origins searched are cached by position, which ``steps``, ``format_move`` and
+  ``parse_move`` share. ``bench_legal`` bypasses the cache.
 * ``apply`` and ``parse_move`` follow the move's own waypoints and never search other paths, except
-  that ``o-d`` with no straight legal path needs the search of §9 rule 2. The state's display field
-  ``last_text`` is therefore the text as entered (the canonical text whenever the move came from
-  ``legal_moves``, ``steps`` or a canonical record); it is excluded from ``==`` and ``key``.
+  that ``o-d`` with no straight legal path needs the search of §9 rule 2. ``format_move`` needs the
+  origin's search unless the move came from ``legal_moves`` or is straight (a straight path's
+  result is always written ``o-d``). The state's display field ``last_text`` is therefore the text
+  as entered (the canonical text whenever the move came from ``legal_moves``, ``steps`` or a
+  canonical record); it is excluded from ``==`` and ``key``, as are ``last_cells`` (the origin and
+  every cell the stack entered, for drawing the path).
 * A text whose inner waypoint is no change of direction names no path and is illegal (§9 rule 3).
 * Cell names are read case-insensitively; ``-`` separates waypoints, spaces around it are allowed.
 * Step-wise entry: click the origin, then the destination, then, only if several results reach
-  that cell, the waypoints of the wanted path in order until the result is unique.
+  that cell, the waypoints of the wanted path in order until no other result shares them (usually
+  one click). ``Steps.hints`` previews each continuation that completes a move: ``path`` (every
+  cell entered), ``waypoints``, ``cells`` and ``changes`` (the stacks it changes, bottom to top);
+  a continuation shared by several results has ``{"results": k}``.
 * ``random_move`` is not uniform over moves: it picks a placement or an origin uniformly, then a
   move of that origin uniformly; an origin whose search exceeds a node budget offers only its
   straight moves (whose canonical text ``o-d`` needs no search).
+* ``Rules.position`` builds a play-phase position directly (tests, analysis); its ending is
+  computed as if the other colour had just acted.
 """
 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from itertools import compress
+from operator import ne
 from typing import Any, ClassVar
 
 from .base import Option, Outcome, Steps
@@ -547,8 +560,8 @@ class _Search:
 
     def result(self, mover: int, board: tuple[int, ...]) -> Result:
         """A move's identity beside its cells: the mover on arrival and every other changed stack."""
-        pre = self.pre
-        return mover, tuple((c, code) for c, code in enumerate(board) if code != pre[c])
+        changed = map(ne, board, self.pre)
+        return mover, tuple(compress(zip(range(len(board)), board, strict=True), changed))
 
     # -- following one path -----------------------------------------------------------------
 
@@ -658,6 +671,7 @@ class _OriginMoves:
     moves: tuple[Move, ...]
     by_result: Mapping[tuple[int, Result], Move]
     by_destination: Mapping[int, tuple[Move, ...]]
+    telling: Mapping[tuple[int, Result], tuple[int, ...]]  # the clicks after o and d
 
 
 def _way_text(names: Sequence[str], way: Sequence[int]) -> str:
@@ -670,6 +684,7 @@ def _collect(geo: _Geo, search: _Search) -> _OriginMoves:
     moves: list[Move] = []
     by_result: dict[tuple[int, Result], Move] = {}
     by_destination: dict[int, tuple[Move, ...]] = {}
+    telling: dict[tuple[int, Result], tuple[int, ...]] = {}
     for d in sorted(search.found):
         results = search.found[d]
         here = []
@@ -682,7 +697,10 @@ def _collect(geo: _Geo, search: _Search) -> _OriginMoves:
             by_result[(d, result)] = move
         moves.extend(here)
         by_destination[d] = tuple(here)
-    return _OriginMoves(tuple(moves), by_result, by_destination)
+        for move, tell in zip(here, _telling(here), strict=True):
+            assert move.result is not None
+            telling[(d, move.result)] = tell
+    return _OriginMoves(tuple(moves), by_result, by_destination, telling)
 
 
 def _search_origin(size: int, board: tuple[int, ...], origin: int) -> _OriginMoves:
@@ -695,6 +713,7 @@ def _search_origin(size: int, board: tuple[int, ...], origin: int) -> _OriginMov
 _cached_origin = lru_cache(maxsize=256)(_search_origin)
 
 
+@lru_cache(maxsize=4096)
 def _has_move(geo: _Geo, board: tuple[int, ...], origin: int) -> bool:
     search = _Search(geo, board, origin)
     try:
@@ -928,6 +947,8 @@ class Rules(BaseRules[State, Move]):
 
     def apply(self, state: State, move: Move) -> State:
         """The state after ``move``; follows only the move's own path."""
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"{move!r} is not a Jotun move")
         self.check_over(state)
         names = self.geo.grid.names
         if move.kind == "choose":
@@ -1054,11 +1075,10 @@ class Rules(BaseRules[State, Move]):
             return (names[move.cells[0]],)
         o, d = move.cells
         assert move.result is not None
-        at = self._origin_moves(state, o).by_destination.get(d, ())
-        mine = self._origin_moves(state, o).by_result.get((d, move.result))
-        if mine is None:
+        tell = self._origin_moves(state, o).telling.get((d, move.result))
+        if tell is None:
             raise IllegalMoveError(f"{_way_text(names, move.path)} is not a legal move here")
-        return (names[o], names[d], *(names[c] for c in _telling(mine, at)))
+        return (names[o], names[d], *(names[c] for c in tell))
 
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
         """Next clicks: cells or words, then an origin's destinations, then telling waypoints."""
@@ -1109,7 +1129,8 @@ class Rules(BaseRules[State, Move]):
         complete = None
         count: dict[str, int] = {}
         for move in at:
-            tell = _telling(move, at)
+            assert move.result is not None
+            tell = moves.telling[(d, move.result)]
             if tell == chosen:
                 complete = move
             elif len(tell) > len(chosen) and tell[: len(chosen)] == chosen:
@@ -1213,17 +1234,20 @@ def _colours(code: int) -> list[str]:
     return ["black" if p == "B" else "white" for p in decode(code)]
 
 
-def _telling(move: Move, at: Sequence[Move]) -> tuple[int, ...]:
-    """The inner waypoints of ``move``'s canonical text up to the first that no other result at the
-    same destination shares (all of them if none tells it apart)."""
-    if move.text is None or "-" not in move.text:
-        return ()
-    inner = move.path[1:-1] if len(at) > 1 else ()
-    if not inner:
-        return ()
-    others = [m.path[1:-1] for m in at if m is not move and m != move]
-    for k in range(len(inner) + 1):
-        head = inner[:k]
-        if k and not any(o[:k] == head for o in others):
-            return head
-    return inner
+def _telling(at: Sequence[Move]) -> list[tuple[int, ...]]:
+    """For the results at one destination, in order: the inner waypoints of each canonical path up
+    to the first prefix no other result shares (all of them if none does; none if the text is
+    ``o-d``)."""
+    if len(at) == 1:
+        return [()]
+    inners = [move.path[1:-1] for move in at]
+    shared = Counter(w[:k] for w in inners for k in range(1, len(w) + 1))
+    out = []
+    for w in inners:
+        tell = w
+        for k in range(1, len(w) + 1):
+            if shared[w[:k]] == 1:
+                tell = w[:k]
+                break
+        out.append(tell)
+    return out
