@@ -320,6 +320,19 @@ def test_a23_a_group_consumed_here_is_not_fed_here() -> None:
     assert after(state, "g3-e5") == {"e5": "WB", "d4": "BB", "e6": "B"}
 
 
+def test_a20_only_new_groups_consume_passively() -> None:
+    # f3 (WW) touches the origin g3, so it never interacts: the lone B slides past it unharmed
+    state = pos({"g3": "B", "f3": "WW", "d4": "B"})
+    assert after(state, "g3-e5") == {"e5": "B", "d4": "BB", "f3": "WW"}
+
+
+def test_a26_a_rule_4_stop_must_still_meet_c1_or_c2() -> None:
+    # E7 without e4: the mover turns white at f4, where neither C1 nor C2 holds
+    state = pos({"h2": "WB", "f5": "WW", "f6": "W"})
+    illegal(state, "h2-f4")
+    assert texts_from(state, "h2") == []
+
+
 def test_a31_pie_and_colours_in_the_view() -> None:
     state = R5.play(R5.initial_state(), "c3")
     assert R5.view(state)["colours"] == {"1": None, "2": None}
