@@ -238,6 +238,53 @@ class Walk:
     result: Result
 
 
+class _BoardInfo:
+    """What every origin's search of one board shares: occupancy, colours and groups."""
+
+    def __init__(self, geo: _Geo, board: tuple[int, ...]) -> None:
+        n = geo.size
+        adjacent = geo.adjacent
+        self.occ = 0
+        self.colours = [0, 0]
+        for i, c in enumerate(board):
+            if c:
+                self.occ |= 1 << i
+                self.colours[c & 1] |= 1 << i
+        # groups: stacks linked when adjacent with equal colour, height and strength (§3)
+        gid = [-1] * n
+        gmem: list[int] = []
+        for i in range(n):
+            if board[i] and gid[i] < 0:
+                g = len(gmem)
+                gid[i] = g
+                mask = 1 << i
+                todo = [i]
+                while todo:
+                    x = todo.pop()
+                    for y in adjacent[x]:
+                        if gid[y] < 0 and board[y] == board[x]:
+                            gid[y] = g
+                            mask |= 1 << y
+                            todo.append(y)
+                gmem.append(mask)
+        self.gid = gid
+        self.gmem = gmem
+        # the groups next to each cell, occupied ones included: a consumed stack's cell can be
+        # entered later in the journey
+        self.ngid = [0] * n
+        for q in range(n):
+            m = 0
+            for y in adjacent[q]:
+                if gid[y] >= 0:
+                    m |= 1 << gid[y]
+            self.ngid[q] = m
+
+
+@lru_cache(maxsize=64)
+def _board_info(geo: _Geo, board: tuple[int, ...]) -> _BoardInfo:
+    return _BoardInfo(geo, board)
+
+
 class _Search:
     """The movement search of one origin on one board, and the following of one given path."""
 
@@ -251,45 +298,54 @@ class _Search:
         mover = board[origin]
         self.P = mover & 1
         self.h0 = mover >> 16
-        n = geo.size
         pre = list(board)
         pre[origin] = 0
         self.pre = pre  # [A4] PRE: the board before the move, mover lifted
-        occ = fr = 0
-        for i, c in enumerate(pre):
-            if c:
-                occ |= 1 << i
-                if c & 1 == self.P:
-                    fr |= 1 << i
-        # [A16] groups of PRE, a snapshot for the whole journey
+        info = _board_info(geo, board)
+        bit = 1 << origin
+        occ = info.occ & ~bit
+        fr = info.colours[self.P] & ~bit
+        # [A16] groups of PRE, a snapshot for the whole journey: the board's groups, with the
+        # origin's group split where lifting the mover disconnects it
+        gid = list(info.gid)
+        gmem = list(info.gmem)
+        ngid = list(info.ngid)
         adjacent = geo.adjacent
-        gid = [-1] * n
-        gmem: list[int] = []
-        for i in range(n):
-            if pre[i] and gid[i] < 0:
-                g = len(gmem)
-                gid[i] = g
-                mask = 1 << i
-                todo = [i]
-                while todo:
-                    x = todo.pop()
-                    for y in adjacent[x]:
-                        if gid[y] < 0 and pre[y] == pre[x]:
-                            gid[y] = g
-                            mask |= 1 << y
-                            todo.append(y)
-                gmem.append(mask)
-        self.gid = gid
-        self.gmem = gmem
-        # the groups next to each cell, occupied ones included: a consumed stack's cell can be
-        # entered later in the journey
-        ngid = [0] * n
-        for q in range(n):
+        g = gid[origin]
+        gid[origin] = -1
+        rest = gmem[g] & ~bit
+        gmem[g] = 0
+        stale = set(adjacent[origin])
+        parts = 0
+        todo_cells = rest
+        while todo_cells:
+            first = (todo_cells & -todo_cells).bit_length() - 1
+            part = 1 << first
+            todo = [first]
+            while todo:
+                x = todo.pop()
+                for y in adjacent[x]:
+                    if rest >> y & 1 and not part >> y & 1:
+                        part |= 1 << y
+                        todo.append(y)
+            todo_cells &= ~part
+            new_id = g if parts == 0 else len(gmem)
+            if parts:
+                gmem.append(part)
+                for x in _bits(part):
+                    gid[x] = new_id
+                    stale.update(adjacent[x])
+            else:
+                gmem[g] = part
+            parts += 1
+        for q in stale:  # the groups next to each cell, occupied ones included
             m = 0
             for y in adjacent[q]:
                 if gid[y] >= 0:
                     m |= 1 << gid[y]
             ngid[q] = m
+        self.gid = gid
+        self.gmem = gmem
         self.ngid = ngid
         touch = geo.nb[origin] & occ
         self.touch0 = touch
@@ -300,7 +356,7 @@ class _Search:
         # [A5] minH over no stacks is 0; [A6] C2 only for a stack with no friendly neighbour
         self.min_o = self._min_height(origin)
         self.lone = not any(pre[y] and pre[y] & 1 == self.P for y in adjacent[origin])
-        self._end: list[bool | None] = [None] * n
+        self._end: list[bool | None] = [None] * geo.size
         # destination -> (mover, board) -> the best waypoints giving it
         self.found: dict[int, dict[tuple[int, tuple[int, ...]], tuple[int, ...]]] = {}
         self.first_only = False
@@ -878,7 +934,8 @@ class Rules(BaseRules[State, Move]):
             yield from search(self.size, state.board, o).moves
 
     def bench_legal(self, state: State) -> int:
-        """Every legal move, searched afresh (the cache would flatter the figures)."""
+        """Every legal move, searched afresh (the caches would flatter the figures)."""
+        _board_info.cache_clear()
         return sum(1 for _ in self._legal(state, cached=False))
 
     def _origin_moves(self, state: State, origin: int) -> _OriginMoves:
