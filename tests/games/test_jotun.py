@@ -760,3 +760,21 @@ def test_the_engine_agrees_with_a_literal_transcription_of_the_spec(size: int, s
             assert rules.stacks(rules.apply(state, move)) == reference[text], text
         checked += 1
     assert checked >= 3
+
+
+def test_random_move_falls_back_to_straight_moves_on_big_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import games.jotun as jotun
+
+    monkeypatch.setattr(jotun, "RANDOM_BUDGET", 1)
+    state = pos({"g3": "B", "d4": "B", "b4": "B", "c6": "B", "c2": "B"})
+    legal = {R5.format_move(state, m) for m in R5.legal_moves(state)}
+    rng = random.Random(5)
+    for _ in range(40):
+        move = R5.random_move(state, rng)
+        text = R5.format_move(state, move)
+        assert text in legal
+        assert R5.parse_move(state, text) == move
+        if move.kind == "move":
+            assert text.count("-") == 1
