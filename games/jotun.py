@@ -31,7 +31,7 @@ Readings chosen where the spec is silent:
 * ``legal_moves`` is lazy and ordered: the setup cells or the two words; then placements in reading
   order; then moves by origin (reading order), destination (reading order), and the canonical
   path (fewest waypoints, then reading order). One origin's moves are found all at once; the
-  last 256 origins searched are cached by position, which ``steps``, ``format_move`` and
+  last 64 origins searched are cached by position, which ``steps``, ``format_move`` and
   ``parse_move`` share. ``bench_legal`` bypasses the cache.
 * ``apply`` and ``parse_move`` follow the move's own waypoints and never search other paths, except
   that ``o-d`` with no straight legal path needs the search of §9 rule 2. ``format_move`` needs the
@@ -766,7 +766,8 @@ def _search_origin(size: int, board: tuple[int, ...], origin: int) -> _OriginMov
     return _collect(geo, search)
 
 
-_cached_origin = lru_cache(maxsize=256)(_search_origin)
+# 64 origins: a big N = 6 origin can hold tens of thousands of moves
+_cached_origin = lru_cache(maxsize=64)(_search_origin)
 
 
 @lru_cache(maxsize=4096)
