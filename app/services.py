@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 import secrets
 import weakref
@@ -669,7 +670,7 @@ class GameService:
             {
                 "id": g.id,
                 "game": g.slug,
-                "title": games.rules_class(g.slug).title,
+                "title": _title(g.slug),
                 "options": g.options,
                 "players": players_json(g),
                 "created_at": g.created_at,
@@ -813,11 +814,19 @@ class GameService:
         return {"id": game_id, "url": f"/games/{game_id}"}
 
 
+@functools.cache
 def _title(slug: str) -> str:
+    # Cached: ``games.rules_class`` looks every module up on the import path each time.
     try:
         return games.rules_class(slug).title
     except ValueError:
         return slug
+
+
+@functools.cache
+def installed() -> frozenset[str]:
+    """The slugs of the games this process serves (read once: modules do not appear at runtime)."""
+    return frozenset(games.names())
 
 
 def _plausible_id(game_id: str) -> bool:

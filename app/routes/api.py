@@ -16,6 +16,7 @@ from app.deps import ServiceDep, VisitorDep
 from app.errors import AppError
 from app.repository import ArchiveFilter
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn
+from app.services import installed
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
@@ -170,7 +171,7 @@ async def archive(
     cursor: str | None = None,
 ) -> dict[str, Any]:
     """Finished public games, newest first, filtered and cursor-paginated."""
-    if game is not None and game not in games.names():
+    if game is not None and game not in installed():
         raise AppError("bad_filter", f"unknown game {game!r}", field="game")
     if result is not None and result not in ("1", "2", "draw"):
         raise AppError("bad_filter", f"result must be 1, 2 or draw, not {result!r}", field="result")
