@@ -198,7 +198,9 @@ function renderStatus() {
   if (g.status === "waiting") text = "Waiting for an opponent.";
   else if (g.status === "cancelled") text = "This game was cancelled.";
   else if (g.status === "finished") text = "The game is over.";
-  else if (mine) text = S.view.phase === "choose" ? "Your choice: take black or white." : "Your move.";
+  else if (mine && S.view.phase === "choose") text = "Your choice: take black or white.";
+  else if (mine && S.view.phase === "setup") text = "Your opening: click the highlighted cells (see the rules).";
+  else if (mine) text = "Your move.";
   else text = `${playerName(g.to_move)} to move.`;
   $("status").textContent = text;
   $("result").hidden = !g.result;
@@ -417,8 +419,15 @@ $("join-button").addEventListener("click", async () => {
       return;
     }
   }
+  let joinToken = token;
+  if (!joinToken) {
+    // A public game lists its join token among the open games.
+    const open = await (await fetch("/api/games/open")).json();
+    const entry = (open.games || []).find((x) => x.id === gameId);
+    joinToken = entry ? entry.join_token : "";
+  }
   const res = await fetch(`/api/games/${gameId}/join`, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token }),
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token: joinToken }),
   });
   const body = await res.json();
   if (!res.ok) {

@@ -261,6 +261,19 @@ def test_jotun_hover_previews_the_path(
     page = guests.page()
     page.context.add_cookies(g.cookie(seat))
     page.goto(f"{server.url}/games/{g.id}")
+    page.wait_for_selector("#board svg.active")
+    # a cell the server did not offer cannot be clicked into a move
+    dead = page.evaluate(
+        "() => [...document.querySelectorAll('#board .hit:not(.can)')].map(e => e.dataset.id)[0]"
+    )
+    page.locator(f'#board .hit[data-id="{dead}"]').click()
+    assert page.evaluate("window.hexmoot.state.prefix") == []
+    expect(page.locator("#board .chosen")).to_have_count(0)
+    # a typed move the rules refuse is answered with the server's reason, and changes nothing
+    page.fill("#move-input", "z9")
+    page.press("#move-input", "Enter")
+    expect(page.locator("#error")).to_contain_text("z9")
+    assert page.evaluate("window.hexmoot.state.moves.length") == len(g.moves)
     page.locator(f'#board .hit.can[data-id="{origin}"]').click()
     target = page.locator(f'#board .hit.can[data-id="{dest}"]')
     target.hover()

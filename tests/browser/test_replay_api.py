@@ -1,0 +1,78 @@
+"""``POST /api/replay`` (app/routes/pages.py): the views of every ply, for review and replay.
+
+Every bad input gets a precise error (code ``invalid_record``, the first bad ply when a move is at
+fault) and nothing else; a good one gives one view per ply, ply 0 first, equal to the rules' own.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+import games
+from games.bench import random_game
+from tests.support.server import LiveServer
+
+
+@pytest.fixture(scope="module")
+def client(server: LiveServer) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server.url) as c:
+        yield c
+
+
+def error_of(answer: httpx.Response) -> dict[str, object]:
+    assert answer.status_code == 422, answer.text
+    error: dict[str, object] = answer.json()["error"]
+    assert error["code"] == "invalid_record"
+    return error
+
+
+@pytest.mark.parametrize("slug", games.names())
+def test_views_of_every_ply_match_the_rules(slug: str, client: httpx.Client) -> None:
+    rules = games.get(slug)
+    states, moves = random_game(rules, random.Random(f"replay-{slug}"), max_plies=30)
+    answer = client.post(
+        "/api/replay", json={"game": slug, "options": rules.options, "moves": moves}
+    )
+    assert answer.status_code == 200, answer.text
+    views = answer.json()["views"]
+    assert len(views) == len(moves) + 1
+    assert views == [rules.view(s) for s in states]
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "ply"),
+    [
+        (b"not json", "the body must be JSON", None),
+        (b"[1, 2]", "the body must be a JSON object", None),
+        (b'{"game": "jotun", "moves": "e5"}', "moves must be a list of move texts", None),
+        (b'{"game": "jotun", "moves": ["e5", 3]}', "moves must be a list of move texts", None),
+        (b'{"game": "chess", "moves": []}', "unknown game 'chess'", None),
+        (
+            b'{"game": "jotun", "options": {"size": 9}, "moves": []}',
+            "option 'size' cannot be 9",
+            None,
+        ),
+        (b'{"game": "jotun", "options": [], "moves": []}', "options must be an object", None),
+        (b'{"game": "jotun", "moves": ["e5", "white", "e5"]}', "ply 3:", 3),
+        (b'{"game": "jotun", "moves": ["e5", "purple"]}', "ply 2:", 2),
+    ],
+)
+def test_bad_input_is_named(
+    body: bytes, message: str, ply: int | None, client: httpx.Client
+) -> None:
+    error = error_of(client.post("/api/replay", content=body))
+    assert message in str(error["message"])
+    assert error["ply"] == ply
+
+
+def test_limits(client: httpx.Client) -> None:
+    too_many = {"game": "jotun", "moves": ["e5"] * 2001}
+    assert "at most 2000 moves" in str(
+        error_of(client.post("/api/replay", json=too_many))["message"]
+    )
+    huge = b'{"game": "jotun", "moves": [], "pad": "' + b"x" * (1 << 20) + b'"}'
+    assert "bytes" in str(error_of(client.post("/api/replay", content=huge))["message"])
