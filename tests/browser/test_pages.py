@@ -344,3 +344,24 @@ def test_pie_choice_is_two_clear_buttons(
     page.wait_for_function("window.hexmoot.state.moves.length === 2")
     expect(page.locator('#players [data-seat="2"]')).to_contain_text("white")
     expect(page.locator("#announce")).to_contain_text("white")
+
+
+def test_join_a_public_game_from_its_page_and_copy_the_invite(
+    server: LiveServer, guests: Guests
+) -> None:
+    host, friend = guests.page(), guests.page()
+    host.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    host.goto(server.url + "/?game=harmijan")
+    host.click("#create")
+    host.wait_for_url("**/games/*")
+    expect(host.locator("#invite")).to_be_visible()
+    host.click("#copy-invite")
+    expect(host.locator("#copy-invite")).to_have_text("Copied")
+    assert host.evaluate("navigator.clipboard.readText()") == host.input_value("#invite-url")
+    # a visitor who found the public game without its link joins from the game page itself
+    friend.goto(host.url.split("?")[0])
+    friend.fill("#join-name", "Cy")
+    friend.click("#join-button")
+    expect(friend.locator("#players")).to_contain_text("Cy (you)")
+    expect(host.locator("#players")).to_contain_text("Cy")
+    expect(host.locator("#invite")).to_be_hidden()
