@@ -141,9 +141,9 @@ export class Board {
         segs.push(`M${round(x)} ${round(y)}L${round(x2)} ${round(y2)}`);
       }
     }
-    // The board's outline: a hexagon through the six corner points, pushed out by half a cell.
+    // The board's outline: a hexagon through the six corner points, pushed out so that edge stones fit inside.
     const m = v.board.side ? v.board.side - 1 : Math.max(...v.cells.map((c) => Math.abs(c.q)));
-    const f = (m + 0.62) / Math.max(m, 1);
+    const f = (m + 0.8) / Math.max(m, 1);
     const corners = [[m, 0], [m, -m], [0, -m], [-m, 0], [-m, m], [0, m]]
       .map(([q, r]) => toPixel(q * f, r * f, SIZE).map(round).join(","))
       .join(" ");
