@@ -33,6 +33,10 @@ class Settings(BaseSettings):
 
     state_cache_size: int = 2048
 
+    # Pub/sub: in-memory (one process) unless a Redis URL is given (several processes).
+    redis_url: str | None = None
+    redis_prefix: str = "hexmoot:"
+
     # Garbage collector thresholds (gen0, gen1, gen2). A full collection walks every object of
     # the process, thousands of sockets included, and stops every game for hundreds of
     # milliseconds; rarer collections keep the move round trip short. Empty: Python's defaults.

@@ -10,6 +10,7 @@ same ``Hub`` interface when the site runs on several processes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from abc import ABC, abstractmethod
 from collections import Counter, deque
@@ -125,3 +126,86 @@ def game_channel(game_id: str) -> str:
 
 
 LIVE_CHANNEL = "live"
+
+
+class RedisHub(Hub):
+    """The several-process backend: Redis PUBLISH/SUBSCRIBE, presence in one hash per channel.
+
+    One Redis subscription per process fans messages out to the local subscribers, so a
+    thousand sockets on one game cost Redis one subscriber, not a thousand.
+    """
+
+    def __init__(self, url: str, prefix: str = "hexmoot:") -> None:
+        import redis.asyncio as aioredis
+
+        self._redis = aioredis.Redis.from_url(url, decode_responses=True)
+        self._pubsub = self._redis.pubsub()
+        self._prefix = prefix
+        self._local: dict[str, set[Subscription]] = {}
+        self._listener: asyncio.Task[None] | None = None
+        self._confirmed: dict[str, asyncio.Event] = {}
+
+    async def publish(self, channel: str, message: Mapping[str, Any]) -> None:
+        await self._redis.publish(self._prefix + channel, encode(message))
+
+    async def _listen(self) -> None:
+        while True:
+            if not self._pubsub.subscribed:
+                await asyncio.sleep(0.05)
+                continue
+            item = await self._pubsub.get_message(timeout=1.0)
+            if item is None:
+                continue
+            channel = str(item["channel"])[len(self._prefix) :]
+            if item.get("type") == "subscribe" and channel in self._confirmed:
+                self._confirmed.pop(channel).set()
+            if item.get("type") != "message":
+                continue
+            for subscription in self._local.get(channel, ()):
+                subscription.push(str(item["data"]))
+
+    @asynccontextmanager
+    async def subscribe(self, channel: str) -> AsyncIterator[Subscription]:
+        subscription = Subscription()
+        local = self._local.setdefault(channel, set())
+        fresh = not local
+        local.add(subscription)
+        if fresh:
+            # Wait for Redis to confirm: a message published before that would be lost, while
+            # the caller reads its snapshot after subscribing and trusts nothing falls between.
+            confirmed = self._confirmed.setdefault(channel, asyncio.Event())
+            await self._pubsub.subscribe(self._prefix + channel)
+            if self._listener is None:
+                self._listener = asyncio.create_task(self._listen())
+            await asyncio.wait_for(confirmed.wait(), 10)
+        elif channel in self._confirmed:  # another local subscriber is still being confirmed
+            await asyncio.wait_for(self._confirmed[channel].wait(), 10)
+        try:
+            yield subscription
+        finally:
+            local.discard(subscription)
+            if not local:
+                del self._local[channel]
+                await self._pubsub.unsubscribe(self._prefix + channel)
+
+    async def presence(self, channel: str, member: str, delta: int) -> int:
+        key = f"{self._prefix}presence:{channel}"
+        if await self._redis.hincrby(key, member, delta) <= 0:
+            await self._redis.hdel(key, member)
+        return int(await self._redis.hlen(key))
+
+    async def presence_count(self, channel: str) -> int:
+        return int(await self._redis.hlen(f"{self._prefix}presence:{channel}"))
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self._redis.aclose()
+
+
+def make_hub(redis_url: str | None, prefix: str = "hexmoot:") -> Hub:
+    """The hub for this deployment: Redis when a URL is configured, else in-memory."""
+    return RedisHub(redis_url, prefix) if redis_url else MemoryHub()

@@ -19,7 +19,7 @@ from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
 from app.errors import AppError
-from app.hub import MemoryHub
+from app.hub import make_hub
 from app.identity import Signer
 from app.routes import api, health, pages, ws
 from app.services import GameService
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
-        hub = MemoryHub()
+        hub = make_hub(settings.redis_url, settings.redis_prefix)
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub
