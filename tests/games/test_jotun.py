@@ -253,7 +253,8 @@ def test_e11_opening_record(choice: str, white_seat: int) -> None:
 
 def test_e12_passive_order_uses_current_strengths() -> None:
     state = pos({"c3": "WBB", "d4": "BBBB", "d5": "WWW", "e4": "WWWW", "e6": "WWWW"})
-    # [A22] d5 (3) consumes first and feeds e6; then e4 and e6 tie at 5 and e4 (W of e5) comes first
+    # [A22] d5 (3) consumes first and feeds its ally e6 (now 5); then e4 (4) comes before e6. One
+    # sort at the start would see e4 and e6 tie at 4 and take e6 (E comes before W)
     assert after(state, "c3-e5") == {
         "d4": "BBBB",
         "d5": "BWWW",
