@@ -111,7 +111,11 @@ def _jsonable(score: Score) -> int | list[int]:
 class Steps:
     """The answer to a step-wise prefix: legal next tokens, and the move if the prefix is complete.
 
-    ``hints`` optionally maps a next token to game-specific JSON for the browser (a path preview).
+    ``hints`` optionally maps a next token to a preview of what clicking it would do, which the
+    browser draws on hover. Its keys, all optional: ``path`` (cell ids the move travels through, in
+    order), ``changes`` (cell id -> the stack bottom to top as the move would leave it, ``[]`` when
+    emptied), ``cells`` (cell ids to mark when there are no ``changes``), ``stack`` (the stack a
+    click would put down) and ``count`` (how many different results the click still leaves open).
     """
 
     prefix: tuple[str, ...]
