@@ -150,18 +150,19 @@ class GameService:
         return game
 
     @staticmethod
-    def _state_json(game: Game, position: Position) -> Json:
+    def _state_json(game: Game, position: Position, view: Json | None = None) -> Json:
         return {
             "status": game.status,
             "to_move": game.to_move,
             "ply_count": game.ply_count,
             "result": game.result_json,
-            "view": position.rules.view(position.state),
+            "view": position.rules.view(position.state) if view is None else view,
         }
 
     async def _publish(self, game: Game, position: Position, events: Sequence[Json]) -> None:
         """Tell every subscriber of the game (and the live list) about committed events."""
-        state = self._state_json(game, position)
+        view = position.rules.view(position.state)  # once per change, for every message
+        state = self._state_json(game, position, view)
         for event in events:
             await self.hub.publish(
                 game_channel(game.id),
@@ -177,7 +178,8 @@ class GameService:
             return
         if game.status == "active":
             await self.hub.publish(
-                LIVE_CHANNEL, {"type": "live_update", "game": self._live_entry(game, position)}
+                LIVE_CHANNEL,
+                {"type": "live_update", "game": self._live_entry(game, position, view)},
             )
         elif game.status in ("finished", "cancelled"):
             await self.hub.publish(
@@ -185,7 +187,7 @@ class GameService:
             )
 
     @staticmethod
-    def _live_entry(game: Game, position: Position) -> Json:
+    def _live_entry(game: Game, position: Position, view: Json | None = None) -> Json:
         return {
             "id": game.id,
             "game": game.slug,
@@ -195,7 +197,7 @@ class GameService:
             "to_move": game.to_move,
             "last_activity": game.last_activity_at,
             "version": game.version,
-            "view": position.rules.view(position.state),
+            "view": position.rules.view(position.state) if view is None else view,
         }
 
     async def visitor(self, guest_id: str) -> Visitor:
