@@ -511,13 +511,13 @@ class Rules(BaseRules[State, Move]):
         i = 1
         removed: list[int] = []
         while not walker.complete(removed):
-            options = walker.next_stones(removed)
             if i == len(prefix):
+                options = walker.next_stones(removed)
                 if not options and not removed:
                     raise IllegalMoveError(f"{prefix[0]} merges groups but no capture is possible")
                 return Steps(prefix, tuple(geo.names[c] for c in options), None)
             c = self._token(prefix, i, enemy)
-            if c not in options:
+            if not walker.accepts(removed, c):
                 raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
             removed.append(c)
             i += 1
@@ -625,6 +625,9 @@ class _LineWalk:
     def complete(self, removed: list[int]) -> bool:
         return bool(removed) and tuple(removed) in self.lines
 
+    def accepts(self, removed: list[int], c: int) -> bool:
+        return c in self.next_stones(removed)
+
     def next_stones(self, removed: list[int]) -> list[int]:
         n = len(removed)
         return sorted(
@@ -643,6 +646,18 @@ class _DenseWalk:
             return False
         group = self.geo.flood(1 << removed[0], self.enemy)
         return self.geo.splits(group & ~_mask(removed))
+
+    def accepts(self, removed: list[int], c: int) -> bool:
+        geo = self.geo
+        if removed:
+            group = geo.flood(1 << removed[0], self.enemy)
+        else:
+            group = geo.flood(1 << c, self.enemy)
+            if group.bit_count() < 3:
+                return False
+        if not (group >> c) & 1 or c in removed:
+            return False
+        return _dense_completion(geo, self.own, self.enemy, self.p, group, _mask(removed), c)
 
     def next_stones(self, removed: list[int]) -> list[int]:
         geo = self.geo

@@ -428,9 +428,20 @@ def _groups(r: Rules, cells: set[str]) -> list[int]:
     return r.geo.components(sum(1 << r.geo.parse(c) for c in cells))
 
 
-@pytest.mark.parametrize("variant", ["standard"])
-def test_step_tree_is_exactly_the_legal_moves(variant: str) -> None:
-    r = rules(variant=variant)
+def walk_step_tree(r: Rules, s: State) -> set[str]:
+    reached: set[str] = set()
+    stack: list[tuple[str, ...]] = [()]
+    while stack:
+        prefix = stack.pop()
+        steps = r.steps(s, prefix)
+        if steps.move is not None:
+            reached.add(steps.move)
+        stack.extend((*prefix, t) for t in steps.next)
+    return reached
+
+
+def test_step_tree_is_exactly_the_legal_moves_standard() -> None:
+    r = rules()
     rng = random.Random(99)
     walked = 0
     while walked < 3:
@@ -441,15 +452,20 @@ def test_step_tree_is_exactly_the_legal_moves(variant: str) -> None:
         if len(moves) > 3000 or not any(m.capture for m in moves):
             continue
         walked += 1
-        reached: set[str] = set()
-        stack: list[tuple[str, ...]] = [()]
-        while stack:
-            prefix = stack.pop()
-            steps = r.steps(s, prefix)
-            if steps.move is not None:
-                reached.add(steps.move)
-            stack.extend((*prefix, t) for t in steps.next)
-        assert reached == {r.format_move(s, m) for m in moves}
+        assert walk_step_tree(r, s) == {r.format_move(s, m) for m in moves}
+
+
+def test_step_tree_is_exactly_the_legal_moves_dense() -> None:
+    # the tree branches on every legal order, so a nearly full board keeps it small
+    r = rules(variant="dense")
+    white = ["a2", "b1", "d8", "e8", "f8", "c3", "d3", "d4", "e3", "f3"]
+    empty = ("b2", "a3", "i5", "e4")
+    black = [n for n in r.geo.by_name if n not in white and n not in empty]
+    s = r.position(black=black, white=white)
+    moves = list(r.legal_moves(s))
+    assert len(moves) == 34 == r.count_moves(s)
+    assert {identity(m) for m in moves} == brute_moves(5, True, set(black), set(white))
+    assert walk_step_tree(r, s) == {r.format_move(s, m) for m in moves}
 
 
 # --- saved records ------------------------------------------------------------------------------
