@@ -8,6 +8,7 @@ it until the opponent and every spectator of the game have received its event.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import random
@@ -213,6 +214,14 @@ class Run:
             await asyncio.sleep(0.05)
         return time.perf_counter() - start
 
+    async def keepalive(self) -> None:
+        """Ping every socket now and then: the server closes sockets silent for 60 s."""
+        while True:
+            await asyncio.sleep(20)
+            for ws in self.sockets:
+                with contextlib.suppress(websockets.ConnectionClosed):
+                    await ws.send('{"type":"ping"}')
+
     async def close(self) -> None:
         for reader in self.readers:
             reader.cancel()
@@ -237,6 +246,7 @@ async def load_step(
     all_games, cookies = await setup_games(server, games_count, slug, options, seed)
     run = Run(server, spectators)
     limit = asyncio.Semaphore(50)
+    keepalive = asyncio.create_task(run.keepalive())
     await asyncio.gather(*(run.connect(g, cookies[g.id], limit) for g in all_games))
     assert server.process is not None
     proc = psutil.Process(server.process.pid)
@@ -272,5 +282,6 @@ async def load_step(
         * ((me_cpu1.user + me_cpu1.system) - (me_cpu0.user + me_cpu0.system))
         / wall,
     }
+    keepalive.cancel()
     await run.close()
     return figures
