@@ -1016,6 +1016,7 @@ def _connected_sets(
         excluded |= 1 << v
 
 
+@lru_cache(maxsize=65536)
 def _dense_completion(
     geo: _Geo, own: int, enemy: int, p: int, group: int, done: int, x: int
 ) -> bool:
