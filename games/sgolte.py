@@ -1062,6 +1062,8 @@ def _can_replace_near(geo: _Geo, contacts: list[int], empty: int, k: int, forced
     lb = _greedy_set(geo, cand, contacts)
     if lb.bit_count() >= k and not forced & ~lb:
         return True
+    if _greedy_grow(geo, cand, contacts, forced) >= k:
+        return True
     total = 0
     mixed: list[tuple[int, list[int]]] = []
     for comp in geo.components(cand):
@@ -1080,6 +1082,10 @@ def _can_replace_near(geo: _Geo, contacts: list[int], empty: int, k: int, forced
         bounds.append(comp.bit_count() - packed)
     if total + sum(bounds) < k:
         return False
+    if len(mixed) == 1:  # one search with the exact budget, not a search for the least cut
+        comp, terms = mixed[0]
+        budget = comp.bit_count() - (k - total)
+        return _cut_within(geo, comp, terms, forced & comp, budget, {})
     for (comp, terms), upper in zip(mixed, bounds, strict=True):
         cut = _min_cut(geo, comp, terms, forced & comp, comp.bit_count() - upper)
         if cut is None:
@@ -1101,6 +1107,18 @@ def _greedy_set(geo: _Geo, cand: int, contacts: list[int]) -> int:
     chosen = touching & ~_multi_touch([geo.grow(a) & touching for a in near])
     loose = cand & ~touching & ~geo.grow(chosen)
     return chosen | loose
+
+
+def _greedy_grow(geo: _Geo, cand: int, contacts: list[int], forced: int) -> int:
+    """The size of a valid set grown from ``forced`` by adding, in index order, each candidate whose
+    part of the set would still touch at most one group (the forced cells are assumed valid)."""
+    chosen = forced
+    for c in _bits(cand & ~forced):
+        trial = chosen | 1 << c
+        part = geo.flood(1 << c, trial)
+        if sum(1 for a in contacts if a & part) <= 1:
+            chosen = trial
+    return chosen.bit_count()
 
 
 def _conflict_path(geo: _Geo, comp: int, terms: list[int]) -> int:
