@@ -28,6 +28,12 @@ connected subsets of a group, so nothing here lists them eagerly:
 * ``steps`` answers each next click: the placement, each captured stone in removal order, each
   re-placed stone in placement order; a click is offered only while a legal completion exists.
 
+Worst cases, stated rather than hidden: the exact cut search (only reached when the quick valid sets
+fall short) is exponential in the size of the cut; a dense capture search that must fail is
+exponential in the enemy group's size, pruned by the stones that touch two friendly groups;
+``count_moves`` enumerates the subsets of candidate components that touch several groups. On random
+games these stay in milliseconds (``python -m games bench sgolte``).
+
 Readings where the spec is silent (see also the numbered decisions, marked ``# [n]`` in the code):
 
 * A merging placement's capture ends exactly at the removal that splits the group (decisions 3, 14),

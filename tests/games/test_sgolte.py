@@ -288,6 +288,22 @@ def test_canonical_replacement_order() -> None:
     assert r.format_move(s, move) == "c6xe3,d3:b5,i1"
 
 
+def test_view_shows_stones_turn_colours_and_counters() -> None:
+    r = rules()
+    s = r.play(r.play(r.initial_state(), "e5"), "white")
+    v = r.view(s)
+    assert v["to_move"] == 2 and v["phase"] == "play"
+    assert v["colours"] == {"1": "black", "2": "white"}
+    assert v["last_move"] == {"text": "white", "cells": []}
+    assert [c["stack"] for c in v["cells"] if c["id"] == "e5"] == [["black"]]
+    assert v["counters"] == [
+        {"label": "Black stones", "value": 1, "seat": 1},
+        {"label": "White stones", "value": 0, "seat": 2},
+    ]
+    assert v["extra"] == {"variant": "standard", "colour_to_move": "white"}
+    assert len(v["cells"]) == 61 and v["board"] == {"kind": "hex", "side": 5}
+
+
 # --- notation -----------------------------------------------------------------------------------
 
 
