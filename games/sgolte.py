@@ -350,7 +350,7 @@ class Rules(BaseRules[State, Move]):
         """Raise IllegalMoveError unless ``move`` is legal in ``state``, in the order it is written."""
         geo = self.geo
         if state.phase == SETUP:
-            if move.choice is not None or move.capture:
+            if move.choice is not None or move.capture or move.replace:
                 raise IllegalMoveError(f"{text!r}: the setup is one black stone on an empty cell")
             return
         if move.choice is not None or move.place is None:
@@ -362,6 +362,8 @@ class Rules(BaseRules[State, Move]):
             raise IllegalMoveError(f"{text!r}: {move.place} is not empty")
         merging = (_merging_cells(geo, own, 1 << p) >> p) & 1
         if not move.capture:
+            if move.replace:
+                raise IllegalMoveError(f"{text!r}: only captured stones are re-placed")
             if merging:  # [10] a merge without a capture is illegal
                 raise IllegalMoveError(
                     f"{text!r}: {move.place} merges friendly groups, so it must split an enemy group"

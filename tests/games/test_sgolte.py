@@ -234,6 +234,15 @@ def test_decisions_6_and_7_replace_anywhere_touching_at_most_one_group() -> None
     assert r.parse_move(s, "a2xe5:b1") == Move("a2", ("e5",), ("b1",))
 
 
+def test_apply_refuses_a_move_value_the_notation_cannot_write() -> None:
+    r = rules()
+    s = r.position(black=["c5", "c7"], white=EX3_WHITE)
+    with pytest.raises(IllegalMoveError, match="only captured stones"):
+        r.apply(s, Move("b4", (), ("a1",)))
+    with pytest.raises(IllegalMoveError):
+        r.apply(s, Move("c6", ("c2", "d3", "e4"), ("c2", "e4", "d3")))
+
+
 def test_decision_6_replacement_touching_two_groups_is_refused() -> None:
     r = rules()
     s = r.position(black=["a1", "a3", "i1", "i3"], white=["e4", "e5", "e6"])
