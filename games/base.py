@@ -236,7 +236,8 @@ class Rules(ABC, Generic[S, M]):
         return self.apply(state, self.parse_move(state, text))
 
     def random_move(self, state: S, rng: random.Random) -> M:
-        """A uniformly random legal move (games with huge move spaces override this)."""
+        """A random legal move: uniform here; games with huge move spaces override this with a
+        cheaper draw that is not uniform over all moves (their docstrings say how)."""
         moves = list(self.legal_moves(state))
         if not moves:
             raise IllegalMoveError("the game is over: there is no move to choose")
