@@ -22,7 +22,7 @@ from games.bench import random_game
 from games.errors import RecordError
 from games.record import make_record, replay, replay_moves
 from tests.app.conftest import ClientFactory, make_settings
-from tests.support.gameplay import quick_game, rows_of
+from tests.support.gameplay import quick_game, rows_of, start_game
 
 
 def finished_record(seed: int, names: tuple[str, str] = ("Ann", "Bo")) -> dict[str, Any]:
@@ -169,13 +169,8 @@ async def test_idle_games_are_abandoned_with_the_reason(
 ) -> None:
     slug, options = quick_game()
     ann, bo = await clients("Ann"), await clients("Bo")
-    waiting = (
-        await ann.post("/api/games", json={"game": slug, "options": options, "seat": 1})
-    ).json()
-    playing = (
-        await ann.post("/api/games", json={"game": slug, "options": options, "seat": 1})
-    ).json()
-    await bo.post(f"/api/games/{playing['id']}/join", json={"token": playing["join_token"]})
+    waiting = await start_game(ann, None, slug, options)
+    playing = await start_game(ann, bo, slug, options)
     service: GameService = app.state.service
     later = now_ms() + int(service.settings.abandon_after * 1000) + 1000
     assert await service.abandon_idle(now_ms()) == 0
@@ -195,10 +190,7 @@ async def test_two_connections_racing_for_one_ply_store_one_move(
     """Two services with their own engines (as two processes would be) play the same ply."""
     slug, options = quick_game()
     ann, bo = await clients("Ann"), await clients("Bo")
-    created = (
-        await ann.post("/api/games", json={"game": slug, "options": options, "seat": 1})
-    ).json()
-    await bo.post(f"/api/games/{created['id']}/join", json={"token": created["join_token"]})
+    created = await start_game(ann, bo, slug, options)
     ann_id = (await ann.get("/api/me")).json()["id"]
     rules = games.get(slug, **options)
     first_moves = [
@@ -254,8 +246,5 @@ async def test_the_database_refuses_a_second_row_for_a_ply(
 async def _started(clients: ClientFactory) -> tuple[Any, Any, dict[str, Any]]:
     slug, options = quick_game()
     ann, bo = await clients("Ann"), await clients("Bo")
-    created = (
-        await ann.post("/api/games", json={"game": slug, "options": options, "seat": 1})
-    ).json()
-    await bo.post(f"/api/games/{created['id']}/join", json={"token": created["join_token"]})
+    created = await start_game(ann, bo, slug, options)
     return ann, bo, created

@@ -8,7 +8,7 @@ import asyncio
 import websockets
 
 from games.record import replay
-from tests.support.gameplay import MovePicker, quick_game
+from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.server import LiveServer
 from tests.support.wsclient import GameSocket, TestVisitor
 
@@ -64,12 +64,7 @@ async def test_sigkill_loses_no_acknowledged_move_and_clients_resume(database_ur
         for g in range(GAMES):
             ann, bo = visitors[2 * g], visitors[2 * g + 1]
             slug, options = quick_game()
-            body = (
-                await ann.http.post(
-                    "/api/games", json={"game": slug, "options": options, "seat": 1}
-                )
-            ).json()
-            await bo.http.post(f"/api/games/{body['id']}/join", json={"token": body["join_token"]})
+            body = await start_game(ann.http, bo.http, slug, options)
             table = Table(body["id"], {1: ann, 2: bo}, seed=g)
             await table.connect()
             tables.append(table)

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from app.hub import Hub, MemoryHub, RedisHub, Subscription
-from tests.support.gameplay import MovePicker, quick_game
+from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.server import live_server
 from tests.support.wsclient import TestVisitor
 
@@ -83,12 +83,7 @@ async def test_two_processes_share_a_game_through_redis(database_url: str) -> No
         watcher = await TestVisitor(two.url).start("Carl")
         try:
             slug, options = quick_game()
-            body = (
-                await ann.http.post(
-                    "/api/games", json={"game": slug, "options": options, "seat": 1}
-                )
-            ).json()
-            await bo.http.post(f"/api/games/{body['id']}/join", json={"token": body["join_token"]})
+            body = await start_game(ann.http, bo.http, slug, options)
             player = await ann.open(body["id"])
             await player.expect("snapshot")
             spectator = await watcher.open(body["id"])

@@ -5,11 +5,33 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import httpx
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 import games
 from app.models import Event, Game, Move
+
+
+async def start_game(
+    creator: httpx.AsyncClient,
+    opponent: httpx.AsyncClient | None,
+    slug: str,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    """Create a game with ``creator`` in seat 1 and, if given, seat ``opponent`` in seat 2.
+
+    Returns the create answer (id, join token, ...).
+    """
+    response = await creator.post("/api/games", json={"game": slug, "options": options, "seat": 1})
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    if opponent is not None:
+        joined = await opponent.post(
+            f"/api/games/{created['id']}/join", json={"token": created["join_token"]}
+        )
+        assert joined.status_code == 200, joined.text
+    return created
 
 
 def quick_game() -> tuple[str, dict[str, Any]]:
