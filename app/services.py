@@ -91,10 +91,6 @@ class GameService:
         self.writer = writer
         self._cache: OrderedDict[str, Position] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        # SQLite has one writer at a time; a waiting connection polls with growing sleeps in its
-        # busy handler (up to 100 ms each), so writers of this process queue here instead.
-        # Other processes are still serialised by SQLite itself.
-        self._write_lock: asyncio.Lock | None = asyncio.Lock() if settings.is_sqlite() else None
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -106,8 +102,8 @@ class GameService:
         return lock
 
     def _writing(self) -> contextlib.AbstractAsyncContextManager[Any]:
-        """Hold this process's write slot (SQLite) for one writing transaction."""
-        return self._write_lock if self._write_lock is not None else contextlib.nullcontext()
+        """Hold this process's write slot (SQLite) for one writing transaction of the ORM."""
+        return self.writer.slot()
 
     def _remember(self, game_id: str, position: Position) -> None:
         self._cache[game_id] = position
@@ -521,8 +517,7 @@ class GameService:
         # the write runs on its own connection.
         await session.close()
         try:
-            async with self._writing():
-                await self.writer.write(change)
+            await self.writer.write(change)
         except Stale:
             current = await self._load(session, game_id)
             raise stale(current.version, base) from None

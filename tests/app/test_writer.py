@@ -1,0 +1,106 @@
+"""The writer: group commit on SQLite, one stale change failing alone, and changes that outlive a
+cancelled caller. On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import FastAPI
+from sqlalchemy import select
+
+import games
+from app.models import Event, Game, Move
+from app.repository import now_ms
+from app.services import GameService, Visitor
+from app.writer import Change, Stale, Writer
+from tests.app.conftest import ClientFactory
+from tests.support.gameplay import quick_game, rows_of, start_game
+
+
+async def _started_games(clients: ClientFactory, count: int) -> tuple[str, list[str]]:
+    """``count`` started games of Ann (seat 1) and Bo; Ann's guest id and the games' ids."""
+    slug, options = quick_game()
+    ann, bo = await clients("Ann"), await clients("Bo")
+    ids = [(await start_game(ann, bo, slug, options))["id"] for _ in range(count)]
+    return (await ann.get("/api/me")).json()["id"], ids
+
+
+def _first_move_change(game_id: str, base: int, text: str) -> Change:
+    """Seat 1's first move written straight through the writer, as the service would."""
+    now = now_ms()
+    return Change(
+        game_id,
+        base,
+        {"version": base + 1, "ply_count": 1, "to_move": 2, "last_activity_at": now},
+        [
+            {
+                "game_id": game_id,
+                "version": base + 1,
+                "kind": "move",
+                "payload": {"ply": 1, "move": text, "seat": 1},
+                "player_id": None,
+                "msg_id": None,
+                "created_at": now,
+            }
+        ],
+        {"game_id": game_id, "ply": 1, "text": text, "seat": 1, "created_at": now},
+    )
+
+
+async def test_changes_arriving_together_commit_together_and_a_stale_one_fails_alone(
+    clients: ClientFactory, app: FastAPI
+) -> None:
+    _ann, ids = await _started_games(clients, 5)
+    slug, options = quick_game()
+    rules = games.get(slug, **options)
+    start = rules.initial_state()
+    text = rules.format_move(start, next(iter(rules.legal_moves(start))))
+    writer: Writer = app.state.service.writer
+    before = await rows_of(app.state.sessionmaker, ids[2])
+    groups = writer.stats.groups
+    changes = [_first_move_change(game_id, 2, text) for game_id in ids]
+    changes[2] = _first_move_change(ids[2], 7, text)  # based on a version the game never had
+    outcomes = await asyncio.gather(*(writer.write(c) for c in changes), return_exceptions=True)
+    assert [type(o) for o in outcomes] == [type(None)] * 2 + [Stale] + [type(None)] * 2
+    if app.state.settings.is_sqlite():
+        assert writer.stats.groups == groups + 1  # one transaction, one fsync
+    async with app.state.sessionmaker() as session:
+        stored = dict(
+            (
+                await session.execute(select(Move.game_id, Move.text).where(Move.game_id.in_(ids)))
+            ).all()
+        )
+        versions = dict(
+            (await session.execute(select(Game.id, Game.version).where(Game.id.in_(ids)))).all()
+        )
+    assert stored == {game_id: text for i, game_id in enumerate(ids) if i != 2}
+    assert versions == {game_id: 2 if i == 2 else 3 for i, game_id in enumerate(ids)}
+    assert await rows_of(app.state.sessionmaker, ids[2]) == before
+
+
+async def test_concurrent_moves_in_many_games_all_land_once(
+    clients: ClientFactory, app: FastAPI
+) -> None:
+    ann_id, ids = await _started_games(clients, 12)
+    slug, options = quick_game()
+    rules = games.get(slug, **options)
+    start = rules.initial_state()
+    texts = [rules.format_move(start, m) for m in rules.legal_moves(start)]
+    service: GameService = app.state.service
+    ann = Visitor(ann_id, "Ann")
+    answers = await asyncio.gather(
+        *(
+            service.play(ann, game_id, texts[i % len(texts)], 2, f"m{i}")
+            for i, game_id in enumerate(ids)
+        )
+    )
+    assert [a["version"] for a in answers] == [3] * len(ids)
+    async with app.state.sessionmaker() as session:
+        rows = (
+            await session.execute(
+                select(Event.game_id, Event.msg_id).where(
+                    Event.game_id.in_(ids), Event.kind == "move"
+                )
+            )
+        ).all()
+    assert sorted(rows) == sorted((game_id, f"m{i}") for i, game_id in enumerate(ids))
