@@ -15,9 +15,9 @@ import re
 import secrets
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -36,6 +36,29 @@ from games.record import check_result, make_record, replay_moves, rules_of
 
 Json = dict[str, Any]
 MSG_ID_MAX = 64
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# Changes still running after their caller was cancelled; held so the tasks are not collected.
+_running_on: set[asyncio.Task[Any]] = set()
+
+
+def to_the_end(
+    method: Callable[P, Coroutine[Any, Any, T]],
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    """Run a change to its end even if its caller is cancelled (a socket closed mid-move): a
+    change that reaches the database must also reach the subscribers."""
+
+    @functools.wraps(method)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        task = asyncio.ensure_future(method(*args, **kwargs))
+        _running_on.add(task)
+        task.add_done_callback(_running_on.discard)
+        # A result nobody waits for any more is still retrieved, so asyncio does not log it.
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return await asyncio.shield(task)
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -298,6 +321,7 @@ class GameService:
             "version": 1,
         }
 
+    @to_the_end
     async def join(self, visitor: Visitor, game_id: str, token: object) -> Json:
         """Take the empty seat of a game with its join token."""
         async with self._lock(game_id), self._writing(), self.sessions() as session:
@@ -355,6 +379,7 @@ class GameService:
             )
         return {"id": game_id, "seat": seat, "version": game.version}
 
+    @to_the_end
     async def play(
         self, visitor: Visitor, game_id: str, text: str, version: int, msg_id: str
     ) -> Json:
@@ -412,6 +437,7 @@ class GameService:
             await self._publish(game, new_position, events)
         return {"version": game.version, "ply": ply, "move": canonical, "duplicate": False}
 
+    @to_the_end
     async def resign(
         self, visitor: Visitor, game_id: str, version: int | None, msg_id: str
     ) -> Json:

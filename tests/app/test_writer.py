@@ -4,11 +4,14 @@ cancelled caller. On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
+import json
+from typing import Any
 
 from fastapi import FastAPI
 from sqlalchemy import select
 
 import games
+from app.hub import game_channel
 from app.models import Event, Game, Move
 from app.repository import now_ms
 from app.services import GameService, Visitor
@@ -104,3 +107,44 @@ async def test_concurrent_moves_in_many_games_all_land_once(
             )
         ).all()
     assert sorted(rows) == sorted((game_id, f"m{i}") for i, game_id in enumerate(ids))
+
+
+async def test_a_move_whose_sender_is_cancelled_still_lands_and_is_announced(
+    clients: ClientFactory, app: FastAPI
+) -> None:
+    """A socket that closes while its move is being written cancels its reader; the move must
+    still be committed and published, or the opponent would never hear of it."""
+    ann_id, ids = await _started_games(clients, 1)
+    game_id = ids[0]
+    slug, options = quick_game()
+    rules = games.get(slug, **options)
+    start = rules.initial_state()
+    text = rules.format_move(start, next(iter(rules.legal_moves(start))))
+    service: GameService = app.state.service
+    writer = service.writer
+    writing = asyncio.Event()
+    original = writer.write
+
+    async def write(change: Change) -> None:
+        writing.set()
+        await asyncio.sleep(0.05)  # the caller is cancelled during this
+        await original(change)
+
+    async with service.hub.subscribe(game_channel(game_id)) as subscription:
+        writer.write = write  # type: ignore[method-assign]
+        try:
+            sender = asyncio.create_task(
+                service.play(Visitor(ann_id, "Ann"), game_id, text, 2, "gone")
+            )
+            await writing.wait()
+            sender.cancel()
+            heard: dict[str, Any] = json.loads(
+                await asyncio.wait_for(subscription.get(), 10) or "{}"
+            )
+        finally:
+            writer.write = original  # type: ignore[method-assign]
+        assert sender.cancelled()
+    assert heard["type"] == "event" and heard["kind"] == "move" and heard["version"] == 3
+    assert heard["data"]["move"] == text
+    rows = await rows_of(app.state.sessionmaker, game_id)
+    assert rows["game"]["version"] == 3 and rows["moves"] == [(1, text, 1)]
