@@ -546,6 +546,15 @@ class GameService:
             await self.writer.write(change)
         except Stale:
             current = await self._load(session, game_id)
+            if current.version == base and msg_id is not None:
+                # The version guard passed, so the row refused was the event: this visitor's
+                # message id already names an earlier, different message of this game.
+                raise AppError(
+                    "msg_id_reused",
+                    f"message id {msg_id!r} already named another message in this game",
+                    409,
+                    version=current.version,
+                ) from None
             raise stale(current.version, base) from None
         # The row now holds exactly these values: mirror them without another SELECT.
         for key, value in change.values.items():

@@ -135,12 +135,14 @@ async def test_bad_inputs_get_precise_errors_and_change_nothing(
         picker = MovePicker(slug, options, seed=3)
         version = 2
         seats = {1: a, 2: b}
+        said: dict[int, str] = {}  # each seat's last message id
         for i in range(2):
             seat = picker.to_move()
             assert seat is not None
             text = picker.pick()
             version = (await play_move(seats[seat], text, version, f"ok{i}"))["version"]
             picker.play(text)
+            said[seat] = f"ok{i}"
         seat = picker.to_move()
         assert seat is not None
         mover, waiter = seats[seat], seats[3 - seat]
@@ -179,6 +181,14 @@ async def test_bad_inputs_get_precise_errors_and_change_nothing(
             ),
             (mover, {"type": "steps", "prefix": ["nowhere"], "msg_id": "t9"}, "illegal_steps"),
         ]
+        if seat in said:  # a new move under the id of an earlier one of the same player
+            matrix.append(
+                (
+                    mover,
+                    {"type": "move", "move": legal, "version": version, "msg_id": said[seat]},
+                    "msg_id_reused",
+                )
+            )
         if illegal is not None:
             matrix.append(
                 (
@@ -193,7 +203,7 @@ async def test_bad_inputs_get_precise_errors_and_change_nothing(
             assert answer["type"] == "error" and answer["code"] == code, (message, answer)
             if isinstance(message, dict) and "msg_id" in message:
                 assert answer["msg_id"] == message["msg_id"]
-            if code == "stale_version":
+            if code in ("stale_version", "msg_id_reused"):
                 assert answer["version"] == version
         # A replayed message id gets the original ack, not an error and not a second move.
         await seats[1].send(
