@@ -17,6 +17,7 @@ import websockets
 import games
 from app.db import make_engine, make_sessionmaker
 from games.record import replay
+from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game, rows_of, smallest_options
 from tests.support.server import LiveServer, live_server
 from tests.support.wsclient import GameSocket, TestVisitor
@@ -382,3 +383,34 @@ async def test_http_and_socket_share_one_identity(server: LiveServer) -> None:
         assert anonymous["id"] != me["id"]
     finally:
         await visitor.close()
+
+
+async def test_the_server_ends_idle_games_by_itself(
+    backend: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The abandonment sweep runs on its timer: nobody calls it here."""
+    env = {"ABANDON_AFTER": "1.5", "ABANDON_CHECK_EVERY": "0.2"}
+    with (
+        fresh_database(backend, tmp_path_factory.mktemp("abandon")) as url,
+        live_server(url, env) as idle_server,
+    ):
+        ann, bo = await visitors(idle_server, "Ann", "Bo")
+        slug, options = quick_game()
+        try:
+            body = await start_game(ann, bo, slug, options)
+            a = await ann.open(body["id"])
+            await a.expect("snapshot")
+            picker = MovePicker(slug, options, seed=9)
+            text = picker.pick()
+            await play_move(a, text, 2, "only")
+            # Seat 2 never answers: the game ends with seat 1, who was waiting, the winner.
+            ended = await a.expect("event", wait=20)
+            while ended["kind"] != "result":
+                ended = await a.expect("event", wait=20)
+            assert ended["data"]["reason"] == "abandoned" and ended["data"]["winner"] == 1
+            assert ended["state"]["status"] == "finished"
+            record = (await ann.http.get(f"/games/{body['id']}/record.json")).json()
+            assert record["moves"] == [text] and record["result"]["reason"] == "abandoned"
+        finally:
+            await ann.close()
+            await bo.close()
