@@ -136,6 +136,13 @@ class Writer:
 
     def _commit(self, changes: list[Change]) -> list[Exception | None]:
         """One transaction for the group, one savepoint per change (writer thread)."""
+        if len(changes) == 1:  # alone, a failed change rolls back the transaction: no savepoint
+            try:
+                with self._sync.begin() as conn:
+                    changes[0].apply(conn)
+            except (Stale, IntegrityError):
+                return [Stale()]
+            return [None]
         outcomes: list[Exception | None] = []
         with self._sync.begin() as conn:
             for change in changes:
