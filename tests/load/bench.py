@@ -1,8 +1,8 @@
 """``python -m tests.load.bench``: the server under websocket load, then the archive at 100,000 games.
 
-Defaults are the target on a 2-core machine with SQLite: 500 games with 2 spectators each (2,000
-sockets) at 100 moves per second for 20 s. ``--rates 100,200,400`` runs one step per rate on fresh
-databases to find where it saturates. Loopback only; bounded in games (2,000) and time (300 s a step).
+Defaults: the target on a 2-core machine with SQLite, 500 games with 2 spectators each (2,000
+sockets), at 100 moves per second for 20 s, then at 200, 300 and 400 to show where it saturates;
+each rate is a step on a fresh database (``--rates`` picks others). Loopback only; bounded in games (2,000) and time (300 s a step).
 Figures, never pass/fail.
 """
 
@@ -68,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--spectators", type=int, default=2)
-    parser.add_argument("--rates", type=lambda s: [float(x) for x in s.split(",")], default=[100.0])
+    parser.add_argument(
+        "--rates",
+        type=lambda s: [float(x) for x in s.split(",")],
+        default=[100.0, 200.0, 300.0, 400.0],
+    )
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--game", default="exxit", choices=games.names())
     parser.add_argument("--options", nargs="*", default=[], metavar="NAME=VALUE")
