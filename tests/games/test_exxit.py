@@ -21,6 +21,7 @@ from games.bench import random_game
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.exxit import BLACK, PASS, RED, Move, Rules, State, islands, make_state, score
 from games.record import replay
+from tests.games.positions import exxit_position
 
 R, B = RED, BLACK
 DATA = Path(__file__).parent / "data"
@@ -149,7 +150,7 @@ def test_9_a_dance_beats_everything_else() -> None:  # [9.9]
 
 def liberation_position(stock: int) -> State:
     prisoners = {(2, -1): (R,), (2, -2): (B, R)}
-    return make_state(CORE, prisoners, reserves=(6, 7), stock=stock, mover=BLACK)
+    return exxit_position(CORE, prisoners, mover=BLACK, stock=stock)
 
 
 def test_10_liberation_and_chain() -> None:

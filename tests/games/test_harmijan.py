@@ -31,30 +31,16 @@ from games.harmijan import (
 )
 from games.hexgrid import DIRECTIONS, Hex
 from games.record import replay
+from tests.games.positions import harmijan_position as position
+from tests.games.positions import stone_bits
 
 DATA = Path(__file__).parent / "data"
 RULES = {n: Rules(size=n) for n in (5, 6, 7)}
 
 
-def bits(rules: Rules, names: str) -> int:
-    mask = 0
-    for name in names.split():
-        mask |= 1 << rules.board.by_name[name]
-    return mask
-
-
-def position(black: str, white: str, colour: int = BLACK, size: int = 6) -> State:
-    """A play position, Black on seat 1, as if just reached (its first occurrence)."""
-    rules = RULES[size]
-    stones = (bits(rules, black), bits(rules, white))
-    return State(
-        stones=stones, phase="play", black_seat=1, colour=colour, history=((*stones, colour),)
-    )
-
-
 def over(black: str, white: str, size: int = 6) -> State:
-    rules = RULES[size]
-    stones = (bits(rules, black), bits(rules, white))
+    board = RULES[size].board
+    stones = (stone_bits(board, black), stone_bits(board, white))
     return State(stones=stones, phase="over", black_seat=1, reason="no-moves")
 
 

@@ -26,13 +26,10 @@ from games.jotun import (
     stack_code,
 )
 from games.record import make_record, replay
+from tests.games.positions import jotun_position as pos
 
 DATA = Path(__file__).parent / "data"
 R5 = Rules()
-
-
-def pos(stacks: dict[str, str], to_move: str = "black", rules: Rules = R5) -> State:
-    return rules.position(stacks, to_move=to_move)
 
 
 def texts_from(state: State, origin: str, rules: Rules = R5) -> list[str]:

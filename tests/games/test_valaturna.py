@@ -18,40 +18,13 @@ import games
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.record import replay
 from games.valaturna import BLACK, WHITE, Move, Rules, State, flank_line
+from tests.games.positions import valaturna_position as position
 
 DATA = Path(__file__).parent / "data"
 
 
 def rules5() -> Rules:
     return Rules(side=5)
-
-
-def position(
-    rules: Rules,
-    black: str = "",
-    white: str = "",
-    stacks: dict[str, str] | None = None,
-    turn: str = BLACK,
-    phase: str = "play",
-    passes: int = 0,
-    first_passer: str = "",
-) -> State:
-    """A play-phase position: Seat 1 is Black; ``stacks`` maps a point to pieces bottom to top."""
-    cells = [""] * len(rules.board)
-    for name in black.split():
-        cells[rules.board.by_name[name]] = BLACK
-    for name in white.split():
-        cells[rules.board.by_name[name]] = WHITE
-    for name, pieces in (stacks or {}).items():
-        cells[rules.board.by_name[name]] = pieces
-    return State(
-        stacks=tuple(cells),
-        phase=phase,
-        colours=(BLACK, WHITE),
-        turn=turn if phase == "play" else "",
-        passes=passes,
-        first_passer=first_passer,
-    )
 
 
 def occupied(rules: Rules, state: State) -> dict[str, str]:
