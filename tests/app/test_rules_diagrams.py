@@ -1,0 +1,306 @@
+"""The rules pages' diagrams, proved with the rules engines.
+
+Each rules page is rendered by the application, as a visitor's browser gets it, and its figures are
+read back from the HTML: every ``<figure class="diagram">`` holds one board (a position) or two (before
+and after a move, the move in the caption's ``<span class="move">``), each board being the JSON view
+that the browser draws. For every figure with a move, the "before" board is built as an engine
+state, the move is played with ``parse_move`` and ``apply``, and the engine's view of the result must
+show the "after" board: the board's kind and side, every cell's stack (on Exxit's field also its tile,
+or that it holds prisoners off the field), the last move's text and highlighted cells, and the move
+written as the site writes it (``format_move``).
+
+Whose turn it is: a diagram does not say, and the "before" board alone cannot always tell (a
+Valaturna placement or an Exxit liberation can be either colour's). So each figure's position is
+built once for each colour, and exactly one of them must make the move legal and give the "after"
+board; that colour is the figure's mover. Everything else a diagram cannot show (seats, pie, passes,
+history, reserves, stock) takes the ordinary mid-game values of ``tests.games.positions``.
+
+Single-position figures show no move, so nothing here can check them beyond their shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from typing import Any
+
+import httpx
+import pytest
+
+import games
+from app.config import Settings
+from app.main import create_app
+from app.routes.pages import CATALOGUE
+from games import exxit, harmijan, jotun, sgolte, valaturna
+from games.base import token_order
+from games.errors import IllegalMoveError
+from tests.games.positions import (
+    exxit_position,
+    harmijan_position,
+    jotun_position,
+    valaturna_position,
+)
+
+View = dict[str, Any]
+
+# --- the figures, as the pages show them ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One ``<figure class="diagram">`` of a rules page: its boards, move text and caption."""
+
+    slug: str
+    number: int  # 1 for the page's first figure
+    boards: tuple[View, ...]
+    move: str | None
+    caption: str
+
+
+class _FigureReader(HTMLParser):
+    """Collects the diagram figures of a page (the parser unescapes the ``data-view`` JSON)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.figures: list[dict[str, Any]] = []
+        self._open: dict[str, Any] | None = None
+        self._in_caption = False
+        self._in_move = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = (dict(attrs).get("class") or "").split()
+        if tag == "figure" and "diagram" in classes:
+            self._open = {"boards": [], "move": None, "caption": ""}
+        elif self._open is None:
+            return
+        elif tag == "div" and "d-board" in classes:
+            self._open["boards"].append(json.loads(dict(attrs)["data-view"] or "null"))
+        elif tag == "figcaption":
+            self._in_caption = True
+        elif tag == "span" and "move" in classes and self._in_caption:
+            self._in_move = True
+            self._open["move"] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "figure" and self._open is not None:
+            self.figures.append(self._open)
+            self._open = None
+        elif tag == "figcaption":
+            self._in_caption = False
+        elif tag == "span":
+            self._in_move = False
+
+    def handle_data(self, data: str) -> None:
+        if self._open is None or not self._in_caption:
+            return
+        self._open["move" if self._in_move else "caption"] += data
+
+
+def read_figures(slug: str, page: str) -> list[Figure]:
+    """The diagram figures of one rendered rules page, in page order."""
+    reader = _FigureReader()
+    reader.feed(page)
+    reader.close()
+    return [
+        Figure(slug, i, tuple(f["boards"]), f["move"], " ".join(f["caption"].split()).lstrip(": "))
+        for i, f in enumerate(reader.figures, start=1)
+    ]
+
+
+def render_rules_pages() -> dict[str, str]:
+    """Every rules page as the application serves it (no database is needed for them)."""
+    settings = Settings(
+        database_url="sqlite+aiosqlite:///:memory:", secret_key="rules-diagrams-test-secret"
+    )
+    app = create_app(settings)
+
+    async def fetch() -> dict[str, str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://hexmoot.test") as client:
+            pages = {}
+            for slug in CATALOGUE:
+                response = await client.get(f"/rules/{slug}")
+                response.raise_for_status()
+                pages[slug] = response.text
+            return pages
+
+    return asyncio.run(fetch())
+
+
+def figure_id(figure: Figure, taken: set[str]) -> str:
+    """``valaturna-e6``; a second figure of the same move on a page gets ``#2`` and so on."""
+    base = f"{figure.slug}-{figure.move or f'figure{figure.number}'}"
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}#{n}"
+    taken.add(name)
+    return name
+
+
+# Read at collection, so that each figure is a test of its own named after its move.
+PAGES = render_rules_pages()
+FIGURES = [figure for slug, page in PAGES.items() for figure in read_figures(slug, page)]
+_TAKEN: set[str] = set()
+MOVE_FIGURES = {figure_id(f, _TAKEN): f for f in FIGURES if f.move is not None}
+
+
+def test_every_board_of_every_page_is_in_a_figure_of_one_position_or_one_move() -> None:
+    for slug, page in PAGES.items():
+        figures = [f for f in FIGURES if f.slug == slug]
+        assert figures, f"the {slug} rules page shows no diagram"
+        assert page.count('class="d-board"') == sum(len(f.boards) for f in figures), slug
+        for f in figures:
+            shape = (len(f.boards), f.move is not None)
+            assert shape in ((1, False), (2, True)), f"{slug} figure {f.number}: {shape}"
+            assert all(board["game"] == slug for board in f.boards), f"{slug} figure {f.number}"
+
+
+# --- the engines' positions ---------------------------------------------------------------------
+
+# The option that sets the board's side; Exxit's field has no side. Other options keep their
+# defaults (Exxit's standard stock, Sgolte's standard variant), as in an ordinary game.
+SIDE_OPTION = {"jotun": "size", "valaturna": "side", "harmijan": "size", "sgolte": "size"}
+SEAT_COLOURS = {"exxit": ("red", "black")}  # every other game: black and white
+
+
+def rules_for(board: View) -> games.Rules[Any, Any]:
+    """The rules of the game drawn on ``board``, on a board of its side."""
+    game, side = board["game"], board["board"]["side"]
+    return games.get(game, **({} if side is None else {SIDE_OPTION[game]: side}))
+
+
+def stacks_of(board: View) -> dict[str, list[str]]:
+    """The occupied cells of a drawn board: id -> piece colours bottom to top."""
+    return {cell["id"]: cell["stack"] for cell in board["cells"] if cell["stack"]}
+
+
+def stones_of(board: View, colour: str) -> list[str]:
+    """The cells holding one stone of ``colour`` (Harmijan and Sgolte never stack)."""
+    stacks = stacks_of(board)
+    tall = {cell: stack for cell, stack in stacks.items() if len(stack) != 1}
+    assert not tall, f"{board['game']} has no stacks, but the diagram draws {tall}"
+    return [cell for cell, stack in stacks.items() if stack == [colour]]
+
+
+def _jotun(rules: jotun.Rules, board: View, colour: str) -> jotun.State:
+    stacks = {
+        cell: "".join(p[0].upper() for p in pieces) for cell, pieces in stacks_of(board).items()
+    }
+    return jotun_position(stacks, to_move=colour, rules=rules)
+
+
+def _valaturna(rules: valaturna.Rules, board: View, colour: str) -> valaturna.State:
+    letters = valaturna.COLOURS_BY_NAME
+    stacks = {cell: "".join(letters[p] for p in stack) for cell, stack in stacks_of(board).items()}
+    return valaturna_position(rules, stacks=stacks, turn=letters[colour])
+
+
+def _harmijan(rules: harmijan.Rules, board: View, colour: str) -> harmijan.State:
+    black, white = (" ".join(stones_of(board, c)) for c in harmijan.COLOURS)
+    return harmijan_position(black, white, harmijan.COLOURS.index(colour), size=rules.board.n)
+
+
+def _sgolte(rules: sgolte.Rules, board: View, colour: str) -> sgolte.State:
+    return rules.position(stones_of(board, "black"), stones_of(board, "white"), to_move=colour)
+
+
+def _exxit(rules: exxit.Rules, board: View, colour: str) -> exxit.State:
+    seat = {name: seat for seat, name in exxit.COLOURS.items()}
+    tiles = {(c["q"], c["r"]): seat[c["tile"]] for c in board["cells"] if "tile" in c}
+    stacks = {
+        (c["q"], c["r"]): tuple(seat[p] for p in c["stack"]) for c in board["cells"] if c["stack"]
+    }
+    return exxit_position(tiles, stacks, mover=seat[colour], rules=rules)
+
+
+BUILDERS: dict[str, Callable[[Any, View, str], Any]] = {
+    "jotun": _jotun,
+    "valaturna": _valaturna,
+    "harmijan": _harmijan,
+    "sgolte": _sgolte,
+    "exxit": _exxit,
+}
+
+
+# --- what a diagram shows ------------------------------------------------------------------------
+
+
+def shown(view: Mapping[str, Any]) -> dict[str, Any]:
+    """What a diagram shows that the engine decides: the board, each cell's stack and (on a field)
+    tile or prisoners, and the last move with the cells it highlights (in any order). Other marks
+    (territory, captured points) are display aids that the rules diagrams do not draw."""
+    last = view["last_move"]
+    if last is not None:
+        last = {"text": last["text"], "cells": sorted(last["cells"], key=token_order)}
+    return {
+        "board": view["board"],
+        "cells": {
+            c["id"]: {
+                "q": c["q"],
+                "r": c["r"],
+                "stack": c["stack"],
+                "tile": c.get("tile"),
+                "prisoners": c.get("mark") == "prisoner",
+            }
+            for c in view["cells"]
+        },
+        "last_move": last,
+    }
+
+
+def _describe(cell: Mapping[str, Any] | None) -> str:
+    if cell is None:
+        return "no cell"
+    words = ["".join(p[0].upper() for p in cell["stack"]) or "empty"]
+    if cell["tile"]:
+        words.append(f"on a {cell['tile']} tile")
+    if cell["prisoners"]:
+        words.append("prisoners off the field")
+    return " ".join(words)
+
+
+def differences(diagram: Mapping[str, Any], engine: Mapping[str, Any]) -> list[str]:
+    """Where the engine's result and the diagram disagree, one line each (stacks bottom to top)."""
+    lines = [
+        f"{key}: diagram {diagram[key]}, engine {engine[key]}"
+        for key in ("board", "last_move", "text")
+        if diagram[key] != engine[key]
+    ]
+    for cell in sorted(diagram["cells"].keys() | engine["cells"].keys(), key=token_order):
+        d, e = diagram["cells"].get(cell), engine["cells"].get(cell)
+        if d != e:
+            lines.append(f"{cell}: diagram {_describe(d)}, engine {_describe(e)}")
+    return lines
+
+
+# --- the proof ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("figure", MOVE_FIGURES.values(), ids=MOVE_FIGURES.keys())
+def test_the_engine_plays_the_figure_s_move_to_its_after_board(figure: Figure) -> None:
+    before, after = figure.boards
+    assert figure.move is not None
+    rules = rules_for(before)
+    expected = {**shown(after), "text": figure.move}
+    results: dict[str, dict[str, Any] | str] = {}
+    for colour in SEAT_COLOURS.get(figure.slug, ("black", "white")):
+        state = BUILDERS[figure.slug](rules, before, colour)
+        rules.check_invariants(state)
+        assert shown(rules.view(state)) == shown(before), f"{colour}: built a different position"
+        try:
+            move = rules.parse_move(state, figure.move)
+            result = rules.apply(state, move)
+        except IllegalMoveError as exc:
+            results[colour] = f"illegal: {exc}"
+            continue
+        results[colour] = {**shown(rules.view(result)), "text": rules.format_move(state, move)}
+    movers = [colour for colour, result in results.items() if result == expected]
+    report = [f"{figure.slug} figure {figure.number}, {figure.move!r}: {figure.caption}"]
+    for colour, result in results.items():
+        found = result if isinstance(result, str) else "; ".join(differences(expected, result))
+        report.append(f"  {colour} to move: {found or 'the after board'}")
+    assert len(movers) == 1, "\n".join(report)
