@@ -22,6 +22,8 @@ class Settings(BaseSettings):
     # Games with no event for this long are ended as abandoned (seconds).
     abandon_after: float = 7 * 24 * 3600.0
     abandon_check_every: float = 60.0
+    # Worker processes for the rules of games with slow positions (Jotun); see app/compute.py.
+    rules_workers: int = 1
 
     # Websocket limits.
     ws_idle_timeout: float = 60.0

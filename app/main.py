@@ -68,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await hub.close()
+            app.state.service.compute.close()
             writer.close()
             await engine.dispose()
 

@@ -25,6 +25,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 import games
 from app import repository as repo
+from app.compute import RulesPool
 from app.config import Settings
 from app.errors import AppError, not_found
 from app.hub import LIVE_CHANNEL, Hub, game_channel
@@ -107,11 +108,13 @@ class GameService:
         hub: Hub,
         settings: Settings,
         writer: Writer,
+        compute: RulesPool | None = None,
     ) -> None:
         self.sessions = sessions
         self.hub = hub
         self.settings = settings
         self.writer = writer
+        self.compute = compute or RulesPool(settings.rules_workers)
         self._cache: OrderedDict[str, Position] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -400,9 +403,7 @@ class GameService:
             position = await self._position(session, game)
             rules = position.rules
             try:
-                move = rules.parse_move(position.state, text)
-                canonical = rules.format_move(position.state, move)
-                new_state = rules.apply(position.state, move)
+                canonical, new_state = await self.compute.check_move(rules, position.state, text)
             except InvalidMoveError as exc:
                 raise AppError("invalid_move", str(exc), 422) from exc
             except IllegalMoveError as exc:
@@ -621,7 +622,7 @@ class GameService:
             game = await self._visible(session, game_id, visitor, token)
             position = await self._position(session, game)
         try:
-            steps = position.rules.steps(position.state, list(prefix))
+            steps = await self.compute.steps(position.rules, position.state, prefix)
         except ValueError as exc:
             raise AppError("illegal_steps", str(exc), 422) from exc
         return {"version": game.version, **steps.to_json()}

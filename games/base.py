@@ -146,6 +146,10 @@ class Rules(ABC, Generic[S, M]):
     title: ClassVar[str]
     summary: ClassVar[str]
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    #: True when some positions take far longer than a click may wait to list moves, answer
+    #: ``steps`` or check a move (seconds, not milliseconds): a server should run those calls
+    #: away from the loop that serves its other games.
+    slow_positions: ClassVar[bool] = False
 
     def __init__(self, **options: object) -> None:
         known = {o.name: o for o in self.OPTIONS}

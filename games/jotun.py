@@ -860,6 +860,9 @@ class Rules(BaseRules[State, Move]):
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 5, (4, 5, 6), "Cells per side of the hexagonal board"),
     )
+    # A canonical text depends on every path of a move, and a few positions have tens of thousands
+    # of paths: listing one origin's moves, or checking one move, can take up to seconds at size 6.
+    slow_positions: ClassVar[bool] = True
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
