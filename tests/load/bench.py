@@ -1,10 +1,10 @@
-"""``python -m tests.load.bench``: the server under websocket load, then the archive at 100,000 games.
+"""``python -m tests.load.bench``: the server under websocket load, a slow rules call, then the
+archive at 100,000 games.
 
 Defaults: the target on a 2-core machine with SQLite, 500 games with 2 spectators each (2,000
 sockets), at 100 moves per second for 20 s, then at 200, 300 and 400 to show where it saturates;
-each rate is a step on a fresh database (``--rates`` picks others). Loopback only; bounded in games (2,000) and time (300 s a step).
-Figures, never pass/fail.
-"""
+each rate is a step on a fresh database (``--rates`` picks others). Loopback only; bounded in games
+(2,000) and time (300 s a step). Figures, never pass/fail."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from typing import Any
 import games
 from tests.load.archive import archive_bench
 from tests.load.load import load_step
+from tests.load.stall import stall_bench
 from tests.support.databases import fresh_database
 from tests.support.server import live_server
 
@@ -64,7 +65,7 @@ async def _load(args: argparse.Namespace, directory: Path) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks; returns the exit code."""
     parser = argparse.ArgumentParser(prog="python -m tests.load.bench", description=__doc__)
-    parser.add_argument("--only", choices=["load", "archive"], default=None)
+    parser.add_argument("--only", choices=["load", "stall", "archive"], default=None)
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--spectators", type=int, default=2)
@@ -85,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         directory = Path(tmp)
         if args.only in (None, "load"):
             asyncio.run(_load(args, directory))
+        if args.only in (None, "stall"):
+            print("stall: one slow Jotun click while another socket pings, rules inline vs worker")
+            asyncio.run(stall_bench(args.backend, directory, min(args.repeat, 3)))
         if args.only in (None, "archive"):
             with fresh_database(args.backend, directory) as url:
                 asyncio.run(archive_bench(url, args.archive_games, args.repeat, args.seed))
