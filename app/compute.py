@@ -2,11 +2,10 @@
 
 Most games answer a click or check a move in well under a millisecond, and the service calls their
 rules inline. A game whose rules set ``slow_positions`` (Jotun) can take up to seconds in a few
-positions; computed inline, that would freeze every socket of the process. Its ``steps`` and its
-move checks go to a worker process instead, so a heavy position delays only the calls queued behind
-it, and the second core does the work. The worker only computes: the database and the event loop
-stay here.
-"""
+positions; computed inline, that would freeze every socket of the process. Its ``steps``, its move
+checks and the canonical texts of an imported record go to a worker process instead, so a heavy
+position delays only the calls queued behind it, and the second core does the work. The worker only
+computes: the database and the event loop stay here."""
 
 from __future__ import annotations
 
@@ -44,6 +43,20 @@ def _check_move(slug: str, options: Options, state: Any, text: str) -> tuple[str
     return check_move(_rules(slug, options), state, text)
 
 
+def canonical_moves(rules: Rules[Any, Any], texts: Sequence[str]) -> list[str]:
+    """The canonical text of each move of a game played from the start."""
+    canonical: list[str] = []
+    state = rules.initial_state()
+    for text in texts:
+        written, state = check_move(rules, state, text)
+        canonical.append(written)
+    return canonical
+
+
+def _canonical_moves(slug: str, options: Options, _state: Any, texts: list[str]) -> list[str]:
+    return canonical_moves(_rules(slug, options), texts)
+
+
 class RulesPool:
     """Runs slow games' rules in worker processes (started on first use); others inline.
 
@@ -66,6 +79,12 @@ class RulesPool:
         if not self._offload(rules):
             return check_move(rules, state, text)
         return await self._run(_check_move, rules, state, text)
+
+    async def canonical_moves(self, rules: Rules[Any, Any], texts: Sequence[str]) -> list[str]:
+        """:func:`canonical_moves` (an imported record: one call for the whole game)."""
+        if not self._offload(rules):
+            return canonical_moves(rules, texts)
+        return await self._run(_canonical_moves, rules, None, list(texts))
 
     def _offload(self, rules: Rules[Any, Any]) -> bool:
         return rules.slow_positions and self.workers > 0

@@ -783,12 +783,7 @@ class GameService:
                     "invalid_record", f"player {entry['seat']}: {exc.message}", ply=None
                 ) from exc
         # Re-canonicalise the moves so the archive only holds canonical text.
-        canonical: list[str] = []
-        state = rules.initial_state()
-        for text in moves:
-            move = rules.parse_move(state, text)
-            canonical.append(rules.format_move(state, move))
-            state = rules.apply(state, move)
+        canonical = await self.compute.canonical_moves(rules, moves)
         now = repo.now_ms()
         game_id = secrets.token_urlsafe(9)
         game = Game(

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import games
-from app.compute import RulesPool, check_move
+from app.compute import RulesPool, canonical_moves, check_move
 from games.bench import random_game
 from games.errors import IllegalMoveError, InvalidMoveError
 
@@ -48,6 +48,9 @@ async def test_a_slow_game_is_answered_by_a_worker_as_it_would_be_inline(pool: R
             rules, state, moves[ply]
         )
         assert pool.calls == calls + 3
+    calls = pool.calls
+    assert await pool.canonical_moves(rules, moves) == canonical_moves(rules, moves) == moves
+    assert pool.calls == calls + 1
 
 
 async def test_the_rules_errors_cross_the_process_boundary_unchanged(pool: RulesPool) -> None:
