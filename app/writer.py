@@ -60,21 +60,12 @@ class Change:
         conn.execute(insert(Event), self.events)
 
 
-@dataclass
-class WriterStats:
-    """What the writer has committed: changes, and the transactions they took."""
-
-    changes: int = 0
-    groups: int = 0
-    largest_group: int = 0
-
-
 class Writer:
     """Commits :class:`Change` transactions for one database."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.stats = WriterStats()
+        self.groups = 0  # the writing transactions run so far (a group of changes each)
         self._executor: ThreadPoolExecutor | None = None
         self._sync: Any = None
         self._slot: asyncio.Lock | None = None
@@ -101,8 +92,7 @@ class Writer:
                     await conn.run_sync(change.apply)
                 except IntegrityError as exc:
                     raise Stale from exc
-            self.stats.changes += 1
-            self.stats.groups += 1
+            self.groups += 1
             return
         done = asyncio.get_running_loop().create_future()
         self._queue.append((change, done))
@@ -123,13 +113,11 @@ class Writer:
                     outcomes = await loop.run_in_executor(self._executor, self._commit, changes)
                 except Exception as exc:  # the COMMIT itself failed: nothing of the group is stored
                     outcomes = [exc] * len(group)
-            self.stats.groups += 1
-            self.stats.largest_group = max(self.stats.largest_group, len(group))
+            self.groups += 1
             for (_, done), outcome in zip(group, outcomes, strict=True):
                 if done.done():
                     continue
                 if outcome is None:
-                    self.stats.changes += 1
                     done.set_result(None)
                 else:
                     done.set_exception(outcome)

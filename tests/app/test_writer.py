@@ -28,6 +28,14 @@ async def _started_games(clients: ClientFactory, count: int) -> tuple[str, list[
     return (await ann.get("/api/me")).json()["id"], ids
 
 
+def _opening_moves() -> list[str]:
+    """The texts of the legal first moves of the quick game."""
+    slug, options = quick_game()
+    rules = games.get(slug, **options)
+    start = rules.initial_state()
+    return [rules.format_move(start, m) for m in rules.legal_moves(start)]
+
+
 def _first_move_change(game_id: str, base: int, text: str) -> Change:
     """Seat 1's first move written straight through the writer, as the service would."""
     now = now_ms()
@@ -54,19 +62,16 @@ async def test_changes_arriving_together_commit_together_and_a_stale_one_fails_a
     clients: ClientFactory, app: FastAPI
 ) -> None:
     _ann, ids = await _started_games(clients, 5)
-    slug, options = quick_game()
-    rules = games.get(slug, **options)
-    start = rules.initial_state()
-    text = rules.format_move(start, next(iter(rules.legal_moves(start))))
+    text = _opening_moves()[0]
     writer: Writer = app.state.service.writer
     before = await rows_of(app.state.sessionmaker, ids[2])
-    groups = writer.stats.groups
+    groups = writer.groups
     changes = [_first_move_change(game_id, 2, text) for game_id in ids]
     changes[2] = _first_move_change(ids[2], 7, text)  # based on a version the game never had
     outcomes = await asyncio.gather(*(writer.write(c) for c in changes), return_exceptions=True)
     assert [type(o) for o in outcomes] == [type(None)] * 2 + [Stale] + [type(None)] * 2
     if app.state.settings.is_sqlite():
-        assert writer.stats.groups == groups + 1  # one transaction, one fsync
+        assert writer.groups == groups + 1  # one transaction, one fsync
     async with app.state.sessionmaker() as session:
         stored = dict(
             (
@@ -85,10 +90,7 @@ async def test_concurrent_moves_in_many_games_all_land_once(
     clients: ClientFactory, app: FastAPI
 ) -> None:
     ann_id, ids = await _started_games(clients, 12)
-    slug, options = quick_game()
-    rules = games.get(slug, **options)
-    start = rules.initial_state()
-    texts = [rules.format_move(start, m) for m in rules.legal_moves(start)]
+    texts = _opening_moves()
     service: GameService = app.state.service
     ann = Visitor(ann_id, "Ann")
     answers = await asyncio.gather(
@@ -116,10 +118,7 @@ async def test_a_move_whose_sender_is_cancelled_still_lands_and_is_announced(
     still be committed and published, or the opponent would never hear of it."""
     ann_id, ids = await _started_games(clients, 1)
     game_id = ids[0]
-    slug, options = quick_game()
-    rules = games.get(slug, **options)
-    start = rules.initial_state()
-    text = rules.format_move(start, next(iter(rules.legal_moves(start))))
+    text = _opening_moves()[0]
     service: GameService = app.state.service
     writer = service.writer
     writing = asyncio.Event()
