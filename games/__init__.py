@@ -1,47 +1,59 @@
 """Hexmoot's rules package: five hexagonal games behind one API, pure Python, no IO.
 
+Every game is registered here by slug, explicitly: ``REGISTRY`` maps each slug to its ``Rules``
+class, and ``info(slug)`` gives its :class:`GameInfo` (title, summary, options, notation examples),
+which the site's pages and API show. ``infos()`` lists the games in the order the site presents them.
+
 >>> import games
->>> "jotun" in games.SLUGS
-True
+>>> games.names()
+['exxit', 'harmijan', 'jotun', 'sgolte', 'valaturna']
+>>> games.info("jotun").title
+'Jotun'
 >>> games.get("nope")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
 ValueError: unknown game 'nope' (known: ...)
-
-A game is registered by slug; ``names()`` lists the games whose module exists in this tree.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from typing import Any
 
-from .base import Option, Outcome, Rules, Steps
+from . import exxit, harmijan, jotun, sgolte, valaturna
+from .base import GameInfo, Option, Outcome, Rules, Steps
 from .errors import IllegalMoveError, InvalidMoveError, RecordError
 
-# slug -> module; each module defines ``Rules`` (a games.base.Rules subclass).
-_MODULES: dict[str, str] = {
-    "exxit": "games.exxit",
-    "harmijan": "games.harmijan",
-    "jotun": "games.jotun",
-    "sgolte": "games.sgolte",
-    "valaturna": "games.valaturna",
-}
-SLUGS: tuple[str, ...] = tuple(sorted(_MODULES))
+#: The games in the order the site presents them (lobby, rules index, catalogue).
+INFOS: tuple[GameInfo, ...] = tuple(
+    GameInfo.of(module.Rules) for module in (jotun, valaturna, harmijan, sgolte, exxit)
+)
+#: slug -> Rules class.
+REGISTRY: dict[str, type[Rules[Any, Any]]] = {i.slug: i.rules for i in INFOS}
+SLUGS: tuple[str, ...] = tuple(sorted(REGISTRY))
+_INFO: dict[str, GameInfo] = {i.slug: i for i in INFOS}
 
 
 def names() -> list[str]:
-    """The slugs of the games available, sorted."""
-    return [slug for slug in SLUGS if importlib.util.find_spec(_MODULES[slug]) is not None]
+    """The slugs of the games, sorted."""
+    return list(SLUGS)
+
+
+def infos() -> tuple[GameInfo, ...]:
+    """Every game's metadata, in the order the site presents them."""
+    return INFOS
+
+
+def info(slug: str) -> GameInfo:
+    """The metadata of game ``slug``; ValueError naming it if unknown."""
+    try:
+        return _INFO[slug]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown game {slug!r} (known: {', '.join(SLUGS)})") from None
 
 
 def rules_class(slug: str) -> type[Rules[Any, Any]]:
     """The Rules class of game ``slug``; ValueError naming it if unknown."""
-    if slug not in _MODULES or slug not in names():
-        raise ValueError(f"unknown game {slug!r} (known: {', '.join(names())})")
-    cls: type[Rules[Any, Any]] = importlib.import_module(_MODULES[slug]).Rules
-    return cls
+    return info(slug).rules
 
 
 def get(slug: str, **options: object) -> Rules[Any, Any]:
@@ -50,7 +62,10 @@ def get(slug: str, **options: object) -> Rules[Any, Any]:
 
 
 __all__ = [
+    "INFOS",
+    "REGISTRY",
     "SLUGS",
+    "GameInfo",
     "IllegalMoveError",
     "InvalidMoveError",
     "Option",
@@ -59,6 +74,8 @@ __all__ = [
     "Rules",
     "Steps",
     "get",
+    "info",
+    "infos",
     "names",
     "rules_class",
 ]

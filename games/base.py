@@ -139,12 +139,41 @@ class Steps:
         }
 
 
+@dataclass(frozen=True)
+class GameInfo:
+    """One game's metadata as data: what the site's pages and API show about it."""
+
+    slug: str
+    title: str
+    summary: str
+    options: tuple[Option, ...]
+    notation: tuple[str, ...]
+    rules: type[Rules[Any, Any]] = field(repr=False, compare=False)
+
+    @classmethod
+    def of(cls, rules: type[Rules[Any, Any]]) -> GameInfo:
+        """The metadata a ``Rules`` class declares."""
+        return cls(rules.slug, rules.title, rules.summary, rules.OPTIONS, rules.notation, rules)
+
+    def to_json(self) -> dict[str, Any]:
+        """The game as the catalogue shows it."""
+        return {
+            "slug": self.slug,
+            "title": self.title,
+            "summary": self.summary,
+            "options": [o.to_json() for o in self.options],
+            "notation": list(self.notation),
+        }
+
+
 class Rules(ABC, Generic[S, M]):
     """A game's rules for one set of options. Stateless apart from the options; never does IO."""
 
     slug: ClassVar[str]
     title: ClassVar[str]
     summary: ClassVar[str]
+    #: Example move texts in the game's notation, one of each kind, for help texts and clients.
+    notation: ClassVar[tuple[str, ...]] = ()
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
     #: True when some positions take far longer than a click may wait to list moves, answer
     #: ``steps`` or check a move (seconds, not milliseconds): a server should run those calls
@@ -286,6 +315,7 @@ def parse_word(text: str, words: Iterable[str]) -> str | None:
 
 
 __all__ = [
+    "GameInfo",
     "IllegalMoveError",
     "InvalidMoveError",
     "Option",

@@ -207,8 +207,9 @@ class Rules(BaseRules[State, Move]):
     slug: ClassVar[str] = "exxit"
     title: ClassVar[str] = "Exxit"
     summary: ClassVar[str] = (
-        "Sow stacks of pawns into enemy stacks, drop prisoners off the field, free them to lay tiles."
+        "Sow stacks of pawns across a field of tiles that grows; own the largest island."
     )
+    notation: ClassVar[tuple[str, ...]] = ("1,0", "0,0>1,0", "+0,1", "pass")
     OPTIONS: ClassVar[tuple[Option, ...]] = (  # [9.10] no "expert" setup
         Option(
             "variant",

@@ -122,8 +122,9 @@ class Rules(BaseRules[State, Move]):
     slug: ClassVar[str] = "harmijan"
     title: ClassVar[str] = "Harmijan"
     summary: ClassVar[str] = (
-        "Slide and place stones to grow creatures; repeated shapes score, largest first."
+        "Move a stone, then place one in line with it; grow creatures of matching shapes."
     )
+    notation: ClassVar[tuple[str, ...]] = ("i8,j7/e5,e6", "black", "i8-i7@f7", "f7xh5@j3", "pass")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 6, (5, 6, 7), "board side: cells along each edge"),
     )

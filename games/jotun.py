@@ -854,9 +854,10 @@ class Rules(BaseRules[State, Move]):
     slug: ClassVar[str] = "jotun"
     title: ClassVar[str] = "Jotun"
     summary: ClassVar[str] = (
-        "Place and move stacks that jump friends, feed allies and devour weaker enemies; "
+        "Stacks travel, jump their friends, devour weaker enemies and feed allies; "
         "hold more than half the board."
     )
+    notation: ClassVar[tuple[str, ...]] = ("h5", "white", "h5-i5", "d4-a1-d1")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 5, (4, 5, 6), "Cells per side of the hexagonal board"),
     )

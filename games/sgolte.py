@@ -112,8 +112,10 @@ class Rules(BaseRules[State, Move]):
     slug: ClassVar[str] = "sgolte"
     title: ClassVar[str] = "Sgolte"
     summary: ClassVar[str] = (
-        "Merge your groups only by splitting an enemy group; re-place the captives."
+        "Place stones; a merge must split an enemy group and rebuild what it took. "
+        "Whoever cannot place loses."
     )
+    notation: ClassVar[tuple[str, ...]] = ("b3", "white", "f6xi1:b1", "d6xg6,g7:e2,h9")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 6, (5, 6, 7), "Cells per side of the hexagonal board."),
         Option(

@@ -103,8 +103,10 @@ class Rules(BaseRules[State, Move]):
     slug: ClassVar[str] = "valaturna"
     title: ClassVar[str] = "Valaturna"
     summary: ClassVar[str] = (
-        "Place stacks that see a friend; flank enemy chains at equal distances to grow towers."
+        "Place on the points of a lattice and flip enemy stacks flanked at equal distances; "
+        "the tallest stacks win."
     )
+    notation: ClassVar[tuple[str, ...]] = ("k6/f5", "white", "e5", "pass")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option(
             "side",

@@ -38,18 +38,7 @@ async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict
 @router.get("/api/catalogue")
 async def catalogue() -> dict[str, Any]:
     """The games installed and their options."""
-    out = []
-    for slug in games.names():
-        cls = games.rules_class(slug)
-        out.append(
-            {
-                "slug": slug,
-                "title": cls.title,
-                "summary": cls.summary,
-                "options": [o.to_json() for o in cls.OPTIONS],
-            }
-        )
-    return {"games": out}
+    return {"games": [info.to_json() for info in games.infos()]}
 
 
 @router.post("/api/games", status_code=201)

@@ -22,47 +22,12 @@ from games.view import CellView, make_view, row_labels
 
 router = APIRouter()
 
-# The five games in the order the site presents them, with a line each for the lobby and rules.
-CATALOGUE: dict[str, dict[str, str]] = {
-    "jotun": {
-        "title": "Jotun",
-        "blurb": "Stacks travel, jump their friends, devour weaker enemies and feed allies; "
-        "hold more than half the board.",
-    },
-    "valaturna": {
-        "title": "Valaturna",
-        "blurb": "Place on the points of a lattice and flip enemy stacks flanked at equal distances; "
-        "the tallest stacks win.",
-    },
-    "harmijan": {
-        "title": "Harmijan",
-        "blurb": "Move a stone, then place one in line with it; grow creatures of matching shapes.",
-    },
-    "sgolte": {
-        "title": "Sgolte",
-        "blurb": "Place stones; a merge must split an enemy group and rebuild what it took. "
-        "Whoever cannot place loses.",
-    },
-    "exxit": {
-        "title": "Exxit",
-        "blurb": "Sow stacks of pawns across a field of tiles that grows; own the largest island.",
-    },
-}
-
 _COLOURS = {"B": "black", "W": "white", "R": "red"}
 
 
 def catalogue() -> list[dict[str, Any]]:
-    """The games for the lobby: slug, title, blurb, whether playable here, and their options."""
-    available = set(games.names())
-    out = []
-    for slug, meta in CATALOGUE.items():
-        entry: dict[str, Any] = {"slug": slug, **meta, "available": slug in available}
-        entry["options"] = (
-            [o.to_json() for o in games.rules_class(slug).OPTIONS] if slug in available else []
-        )
-        out.append(entry)
-    return out
+    """The games for the lobby and the rules pages, in the order the site presents them."""
+    return [info.to_json() for info in games.infos()]
 
 
 def diagram(
@@ -133,9 +98,9 @@ async def lobby(request: Request) -> HTMLResponse:
 @router.get("/rules/{slug}", response_class=HTMLResponse)
 async def rules(request: Request, slug: str) -> HTMLResponse:
     """One game's rules in plain words, with diagrams."""
-    if slug not in CATALOGUE:
-        raise HTTPException(404, f"no game {slug!r} (games: {', '.join(CATALOGUE)})")
-    context = {"slug": slug, "game": CATALOGUE[slug], "games": catalogue()}
+    if slug not in games.REGISTRY:
+        raise HTTPException(404, f"no game {slug!r} (games: {', '.join(games.names())})")
+    context = {"slug": slug, "game": games.info(slug).to_json(), "games": catalogue()}
     return templates.TemplateResponse(request, f"rules/{slug}.html", context)
 
 

@@ -33,7 +33,6 @@ import pytest
 import games
 from app.config import Settings
 from app.main import create_app
-from app.routes.pages import CATALOGUE
 from games import exxit, harmijan, jotun, sgolte, valaturna
 from games.base import token_order
 from games.errors import IllegalMoveError
@@ -121,7 +120,7 @@ def render_rules_pages() -> dict[str, str]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://hexmoot.test") as client:
             pages = {}
-            for slug in CATALOGUE:
+            for slug in games.names():
                 response = await client.get(f"/rules/{slug}")
                 response.raise_for_status()
                 pages[slug] = response.text

@@ -1,0 +1,126 @@
+"""Sets of cells as Python ints: bit iteration, masks, neighbour masks and flood fill.
+
+One toolkit for every game that keeps cells in bitsets. Bit ``i`` is cell ``i`` of a
+:class:`~games.hexgrid.HexBoard`, whose cells are in reading order, so "the lowest cell" of a set is
+its lowest bit. A :class:`Bitboard` holds one board's neighbour masks; build it once per board size
+with :func:`bitboard` (cached).
+
+>>> list(bits(0b10110))
+[1, 2, 4]
+>>> mask((1, 2, 4)) == 0b10110
+True
+>>> b = bitboard(2)  # 7 cells: a1 a2 / b1 b2 b3 / c1 c2
+>>> [b.board.names[i] for i in bits(b.near[3])]  # the neighbours of the centre, b2
+['a1', 'a2', 'b1', 'b3', 'c1', 'c2']
+>>> b.components(mask((0, 1, 5, 6))) == [mask((0, 1)), mask((5, 6))]
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from .hexgrid import HexBoard, hex_board
+
+
+def bits(m: int) -> Iterator[int]:
+    """The set bits of ``m``, lowest first."""
+    while m:
+        low = m & -m
+        yield low.bit_length() - 1
+        m ^= low
+
+
+def mask(cells: Iterable[int]) -> int:
+    """The set of ``cells`` (bit indices)."""
+    out = 0
+    for c in cells:
+        out |= 1 << c
+    return out
+
+
+def lowest(m: int) -> int:
+    """The index of the lowest set bit of ``m`` (``m`` must not be 0).
+
+    >>> lowest(0b1000)
+    3
+    """
+    return (m & -m).bit_length() - 1
+
+
+def count(m: int) -> int:
+    """How many bits of ``m`` are set.
+
+    >>> count(0b1011)
+    3
+    """
+    return m.bit_count()
+
+
+@dataclass(frozen=True, eq=False)  # one per board size: hashed by identity, cheaply, in caches
+class Bitboard:
+    """The neighbour masks of one board: ``near[i]`` (the neighbours of cell ``i``) and
+    ``closed[i]`` (the same and ``i`` itself)."""
+
+    board: HexBoard
+    near: tuple[int, ...]
+    closed: tuple[int, ...]
+
+    @property
+    def all(self) -> int:
+        """Every cell of the board."""
+        return (1 << len(self.near)) - 1
+
+    def dilate(self, m: int) -> int:
+        """``m`` and every cell next to it."""
+        closed = self.closed
+        out = 0
+        while m:
+            low = m & -m
+            out |= closed[low.bit_length() - 1]
+            m ^= low
+        return out
+
+    def neighbours(self, m: int) -> int:
+        """The cells next to ``m`` that are not in it."""
+        return self.dilate(m) & ~m
+
+    def flood(self, seed: int, within: int) -> int:
+        """The cells of ``within`` connected to ``seed`` through ``within`` (``seed`` included)."""
+        near = self.near
+        region = frontier = seed
+        while frontier:
+            grow = 0
+            while frontier:
+                low = frontier & -frontier
+                grow |= near[low.bit_length() - 1]
+                frontier ^= low
+            frontier = grow & within & ~region
+            region |= frontier
+        return region
+
+    def components(self, m: int) -> list[int]:
+        """The connected components of ``m``, ordered by their lowest cell."""
+        out = []
+        while m:
+            part = self.flood(m & -m, m)
+            out.append(part)
+            m ^= part
+        return out
+
+    def connected(self, m: int) -> bool:
+        """Whether ``m`` is non-empty and in one piece."""
+        return m != 0 and self.flood(m & -m, m) == m
+
+
+@cache
+def bitboard(size: int) -> Bitboard:
+    """The bitboard of the hex-hex board of side ``size``."""
+    board = hex_board(size)
+    near = tuple(mask(row) for row in board.adjacent)
+    return Bitboard(board, near, tuple(m | 1 << i for i, m in enumerate(near)))
+
+
+__all__ = ["Bitboard", "bitboard", "bits", "count", "lowest", "mask"]
