@@ -74,7 +74,7 @@ async def test_rename_and_names_with_markup(clients: ClientFactory, app: FastAPI
 async def test_catalogue_lists_every_installed_game(clients: ClientFactory) -> None:
     client = await clients()
     listed = (await client.get("/api/catalogue")).json()["games"]
-    assert [g["slug"] for g in listed] == games.names()
+    assert [g["slug"] for g in listed] == [i.slug for i in games.infos()]
     for entry in listed:
         cls = games.rules_class(entry["slug"])
         assert entry["title"] == cls.title
