@@ -1,13 +1,52 @@
-"""The Jinja2 environment shared by every page route (autoescaping on: names are user input)."""
+"""The Jinja2 environment shared by every page route (autoescaping on: names are user input).
+
+The rules pages' diagrams come from one template global, :func:`diagram`: the templates describe a
+position and a move, and the rules engine computes the boards and the move's text.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from fastapi.templating import Jinja2Templates
+
+import games.diagram
+from games.base import OptionValue
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"
 STATIC_DIR = ROOT / "static"
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
+
+
+def diagram(
+    game: str,
+    stacks: Mapping[str, str],
+    *,
+    to_move: str,
+    move: str | None = None,
+    tiles: Mapping[str, str] | None = None,
+    **options: OptionValue,
+) -> dict[str, str | None]:
+    """A rules-page figure, computed by the engine: ``{"before", "after", "move"}``.
+
+    ``stacks`` maps a cell name (``q,r`` on Exxit's field) to its pieces bottom to top as letters
+    (``"WB"``: a white piece under a black one), ``tiles`` gives Exxit's field, ``to_move`` the
+    colour that plays ``move``, and the remaining keywords are the game's options (``size=5``).
+    ``before`` and ``after`` are the boards' views as JSON for ``data-view``; ``after`` and
+    ``move`` (the canonical text) are None for a figure of a position alone. Every call into the
+    rules package for a figure is made here.
+    """
+    figure = games.diagram.diagram(game, options, stacks, to_move=to_move, tiles=tiles, move=move)
+    after = None if figure.after is None else json.dumps(figure.after, separators=(",", ":"))
+    return {
+        "before": json.dumps(figure.before, separators=(",", ":")),
+        "after": after,
+        "move": figure.move,
+    }
+
+
+templates.env.globals["diagram"] = diagram

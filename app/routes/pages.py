@@ -1,8 +1,8 @@
 """HTML pages rendered with Jinja2: the lobby, the game page, live games, the archive, the rules.
 
 Pages carry data for the scripts as JSON in ``data-`` attributes; every rule stays in ``games``.
-The rules pages draw their diagrams from small hand-written positions (``diagram``), built into the
-same ``view`` shape that the engines emit, so the browser's one renderer draws them.
+The rules pages' diagrams are computed by the engines through the template global ``diagram``
+(``app.templating``), in the same ``view`` shape as a game, so the browser's one renderer draws them.
 """
 
 from __future__ import annotations
@@ -16,75 +16,14 @@ from fastapi.responses import HTMLResponse, JSONResponse
 import games
 from app.templating import templates
 from games.errors import RecordError
-from games.hexgrid import hex_board
 from games.record import rules_of
-from games.view import CellView, make_view, row_labels
 
 router = APIRouter()
-
-_COLOURS = {"B": "black", "W": "white", "R": "red"}
 
 
 def catalogue() -> list[dict[str, Any]]:
     """The games for the lobby and the rules pages, in the order the site presents them."""
     return [info.to_json() for info in games.infos()]
-
-
-def diagram(
-    game: str,
-    side: int,
-    stacks: dict[str, str],
-    last: tuple[str, list[str]] | None = None,
-    kind: str = "hex",
-    tiles: dict[str, str] | None = None,
-) -> str:
-    """A view (as JSON) of a hand-written position for a rules diagram.
-
-    ``stacks`` maps a cell name (or ``q,r`` on Exxit's field) to its pieces bottom to top as
-    letters (``"WB"``: a white piece under a black one); ``tiles`` gives Exxit's field.
-    """
-    cells: list[CellView] = []
-    if kind == "field":
-        coords: dict[str, tuple[int, int]] = {}
-        for name in {*(tiles or {}), *stacks}:
-            q, r = (int(x) for x in name.split(","))
-            coords[name] = (q, r)
-        for name in sorted(coords, key=lambda n: (coords[n][1], coords[n][0])):
-            q, r = coords[name]
-            cell: CellView = {"id": name, "q": q, "r": r, "stack": _pieces(stacks.get(name, ""))}
-            if tiles and name in tiles:
-                cell["tile"] = _COLOURS[tiles[name]]
-            else:
-                cell["mark"] = "prisoner"
-            cells.append(cell)
-        rows = []
-    else:
-        board = hex_board(side)
-        for (q, r), name in zip(board.cells, board.names, strict=True):
-            cells.append({"id": name, "q": q, "r": r, "stack": _pieces(stacks.get(name, ""))})
-        rows = row_labels(board)
-        unknown = set(stacks) - set(board.names)
-        if unknown:
-            raise ValueError(f"diagram of {game}: no cells {sorted(unknown)} on side {side}")
-    view = make_view(
-        game=game,
-        kind=kind,
-        side=None if kind == "field" else side,
-        cells=cells,
-        rows=rows,
-        to_move=None,
-        colours=(None, None),
-        phase="play",
-        last_move=last,
-    )
-    return json.dumps(view, separators=(",", ":"))
-
-
-def _pieces(letters: str) -> list[str]:
-    return [_COLOURS[ch] for ch in letters]
-
-
-templates.env.globals["diagram"] = diagram
 
 
 @router.get("/", response_class=HTMLResponse)

@@ -13,35 +13,34 @@ Whose turn it is: a diagram does not say, and the "before" board alone cannot al
 Valaturna placement or an Exxit liberation can be either colour's). So each figure's position is
 built once for each colour, and exactly one of them must make the move legal and give the "after"
 board; that colour is the figure's mover. Everything else a diagram cannot show (seats, pie, passes,
-history, reserves, stock) takes the ordinary mid-game values of ``tests.games.positions``.
+history, reserves, stock) takes the ordinary mid-game values of ``games.positions``.
 
-Single-position figures show no move, so nothing here can check them beyond their shape.
+The templates describe each figure as a position and a move, and the template global ``diagram``
+has the engine compute the "after" board and the move's text; the templates are read too, so that
+a board written by hand in one of them fails here. A figure of a position alone is checked to be a
+position the engine builds back.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Any
 
 import httpx
 import pytest
+from jinja2 import nodes
 
 import games
 from app.config import Settings
 from app.main import create_app
-from games import exxit, harmijan, jotun, sgolte, valaturna
+from app.templating import TEMPLATES_DIR, diagram, templates
 from games.base import token_order
 from games.errors import IllegalMoveError
-from tests.games.positions import (
-    exxit_position,
-    harmijan_position,
-    jotun_position,
-    valaturna_position,
-)
+from games.positions import LETTERS, position
 
 View = dict[str, Any]
 
@@ -158,12 +157,58 @@ def test_every_board_of_every_page_is_in_a_figure_of_one_position_or_one_move() 
             assert all(board["game"] == slug for board in f.boards), f"{slug} figure {f.number}"
 
 
+# --- the templates ---------------------------------------------------------------------------------
+
+RULES_TEMPLATES = TEMPLATES_DIR / "rules"
+
+
+def template_calls(name: str, function: str) -> list[nodes.Call]:
+    """The calls of ``function`` (a macro or global) in one rules template, in source order."""
+    tree = templates.env.parse((RULES_TEMPLATES / name).read_text(encoding="utf-8"))
+    return [
+        call
+        for call in tree.find_all(nodes.Call)
+        if isinstance(call.node, nodes.Name) and call.node.name == function
+    ]
+
+
+def test_no_template_writes_a_board_by_hand() -> None:
+    """Boards reach a page only through ``figure(diagram(...))``: the macro writes the two boards
+    that the engine computed, and each page's figures are exactly its calls of ``diagram``."""
+    assert templates.env.globals["diagram"] is diagram
+    macros = (RULES_TEMPLATES / "_macros.html").read_text(encoding="utf-8")
+    assert macros.count("data-view=") == 2, "the figure macro writes a before and an after board"
+    assert 'data-view="{{ views.before }}"' in macros
+    assert 'data-view="{{ views.after }}"' in macros
+    for slug in games.names():
+        name = f"{slug}.html"
+        source = (RULES_TEMPLATES / name).read_text(encoding="utf-8")
+        for markup in ("data-view", "d-board", "<figure"):
+            assert markup not in source, f"{name} writes {markup!r} by hand"
+        figures, diagrams = template_calls(name, "figure"), template_calls(name, "diagram")
+        for call in figures:
+            (argument,) = call.args
+            assert isinstance(argument, nodes.Call), f"{name}: figure() of no diagram() call"
+            assert isinstance(argument.node, nodes.Name) and argument.node.name == "diagram", name
+            assert [kw.key for kw in call.kwargs] == ["caption"], (
+                f"{name}: figure(diagram, caption)"
+            )
+        assert len(diagrams) == len(figures), f"{name}: a diagram() outside figure()"
+        assert len(figures) == sum(f.slug == slug for f in FIGURES), name
+        for call in diagrams:
+            keys = [kw.key for kw in call.kwargs]
+            assert "to_move" in keys, f"{name}: a diagram says which colour moves"
+        moves = [kw.value for call in diagrams for kw in call.kwargs if kw.key == "move"]
+        assert len(moves) == sum(f.slug == slug and f.move is not None for f in FIGURES), name
+
+
 # --- the engines' positions ---------------------------------------------------------------------
 
 # The option that sets the board's side; Exxit's field has no side. Other options keep their
 # defaults (Exxit's standard stock, Sgolte's standard variant), as in an ordinary game.
 SIDE_OPTION = {"jotun": "size", "valaturna": "side", "harmijan": "size", "sgolte": "size"}
 SEAT_COLOURS = {"exxit": ("red", "black")}  # every other game: black and white
+LETTER = {colour: letter for letter, colour in LETTERS.items()}
 
 
 def rules_for(board: View) -> games.Rules[Any, Any]:
@@ -172,57 +217,19 @@ def rules_for(board: View) -> games.Rules[Any, Any]:
     return games.get(game, **({} if side is None else {SIDE_OPTION[game]: side}))
 
 
-def stacks_of(board: View) -> dict[str, list[str]]:
-    """The occupied cells of a drawn board: id -> piece colours bottom to top."""
-    return {cell["id"]: cell["stack"] for cell in board["cells"] if cell["stack"]}
-
-
-def stones_of(board: View, colour: str) -> list[str]:
-    """The cells holding one stone of ``colour`` (Harmijan and Sgolte never stack)."""
-    stacks = stacks_of(board)
-    tall = {cell: stack for cell, stack in stacks.items() if len(stack) != 1}
-    assert not tall, f"{board['game']} has no stacks, but the diagram draws {tall}"
-    return [cell for cell, stack in stacks.items() if stack == [colour]]
-
-
-def _jotun(rules: jotun.Rules, board: View, colour: str) -> jotun.State:
+def build(rules: games.Rules[Any, Any], board: View, colour: str) -> Any:
+    """The engine's position drawn on ``board``, ``colour`` to move, as the rules package builds
+    a described position (``games.positions.position``): the drawn stacks as letters, and on
+    Exxit's field the drawn tiles."""
     stacks = {
-        cell: "".join(p[0].upper() for p in pieces) for cell, pieces in stacks_of(board).items()
+        cell["id"]: "".join(LETTER[piece] for piece in cell["stack"])
+        for cell in board["cells"]
+        if cell["stack"]
     }
-    return jotun_position(stacks, to_move=colour, rules=rules)
-
-
-def _valaturna(rules: valaturna.Rules, board: View, colour: str) -> valaturna.State:
-    letters = valaturna.COLOURS_BY_NAME
-    stacks = {cell: "".join(letters[p] for p in stack) for cell, stack in stacks_of(board).items()}
-    return valaturna_position(rules, stacks=stacks, turn=letters[colour])
-
-
-def _harmijan(rules: harmijan.Rules, board: View, colour: str) -> harmijan.State:
-    black, white = (" ".join(stones_of(board, c)) for c in harmijan.COLOURS)
-    return harmijan_position(black, white, harmijan.COLOURS.index(colour), size=rules.board.n)
-
-
-def _sgolte(rules: sgolte.Rules, board: View, colour: str) -> sgolte.State:
-    return rules.position(stones_of(board, "black"), stones_of(board, "white"), to_move=colour)
-
-
-def _exxit(rules: exxit.Rules, board: View, colour: str) -> exxit.State:
-    seat = {name: seat for seat, name in exxit.COLOURS.items()}
-    tiles = {(c["q"], c["r"]): seat[c["tile"]] for c in board["cells"] if "tile" in c}
-    stacks = {
-        (c["q"], c["r"]): tuple(seat[p] for p in c["stack"]) for c in board["cells"] if c["stack"]
-    }
-    return exxit_position(tiles, stacks, mover=seat[colour], rules=rules)
-
-
-BUILDERS: dict[str, Callable[[Any, View, str], Any]] = {
-    "jotun": _jotun,
-    "valaturna": _valaturna,
-    "harmijan": _harmijan,
-    "sgolte": _sgolte,
-    "exxit": _exxit,
-}
+    tiles = None
+    if board["board"]["kind"] == "field":
+        tiles = {cell["id"]: LETTER[cell["tile"]] for cell in board["cells"] if "tile" in cell}
+    return position(rules, stacks, colour, tiles)
 
 
 # --- what a diagram shows ------------------------------------------------------------------------
@@ -287,7 +294,7 @@ def test_the_engine_plays_the_figure_s_move_to_its_after_board(figure: Figure) -
     expected = {**shown(after), "text": figure.move}
     results: dict[str, dict[str, Any] | str] = {}
     for colour in SEAT_COLOURS.get(figure.slug, ("black", "white")):
-        state = BUILDERS[figure.slug](rules, before, colour)
+        state = build(rules, before, colour)
         rules.check_invariants(state)
         assert shown(rules.view(state)) == shown(before), f"{colour}: built a different position"
         try:
@@ -303,3 +310,14 @@ def test_the_engine_plays_the_figure_s_move_to_its_after_board(figure: Figure) -
         found = result if isinstance(result, str) else "; ".join(differences(expected, result))
         report.append(f"  {colour} to move: {found or 'the after board'}")
     assert len(movers) == 1, "\n".join(report)
+
+
+def test_every_figure_shows_first_a_position_that_the_engine_builds_back() -> None:
+    for figure in FIGURES:
+        before = figure.boards[0]
+        rules = rules_for(before)
+        for colour in SEAT_COLOURS.get(figure.slug, ("black", "white")):
+            state = build(rules, before, colour)
+            rules.check_invariants(state)
+            where = f"{figure.slug} figure {figure.number}, {colour} to move"
+            assert shown(rules.view(state)) == shown(before), where
