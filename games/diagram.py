@@ -20,6 +20,10 @@ as a plain position whatever the phase details behind it.
 [['white', 'black']]
 >>> diagram("jotun", {}, {"e5": "B"}, to_move="white").after is None
 True
+>>> diagram("valaturna", {"side": 5}, {"e1": "B"}, to_move="black", move="i5")
+Traceback (most recent call last):
+...
+games.errors.IllegalMoveError: valaturna: black cannot play 'i5' in the diagram: ...
 """
 
 from __future__ import annotations

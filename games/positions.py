@@ -15,6 +15,14 @@ is a prisoner stack). The per-game builders below it take each game's own terms.
 >>> state = position(sgolte.Rules(size=5), {"c5": "B", "e3": "W"}, to_move="white")
 >>> sgolte.Rules(size=5).to_move(state)
 2
+>>> position(sgolte.Rules(size=5), {"c5": "BW"}, to_move="black")
+Traceback (most recent call last):
+...
+ValueError: sgolte has no stacks, but the description has {'c5': 'BW'}
+>>> position(sgolte.Rules(size=5), {"k1": "B"}, to_move="red")
+Traceback (most recent call last):
+...
+ValueError: sgolte: 'red' does not play, black and white do
 """
 
 from __future__ import annotations
