@@ -11,11 +11,11 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 import games
-from app.hub import game_channel
 from app.models import Event, Game, Move
-from app.repository import now_ms
+from app.repository.writer import Stale, Writer
+from app.repository.writes import GameChange
+from app.runtime.hub import game_channel
 from app.services import GameService, Visitor
-from app.writer import Change, Stale, Writer
 from tests.app.conftest import ClientFactory
 from tests.support.gameplay import quick_game, rows_of, start_game
 
@@ -36,10 +36,9 @@ def _opening_moves() -> list[str]:
     return [rules.format_move(start, m) for m in rules.legal_moves(start)]
 
 
-def _first_move_change(game_id: str, base: int, text: str) -> Change:
+def _first_move_change(game_id: str, base: int, text: str, now: int) -> GameChange:
     """Seat 1's first move written straight through the writer, as the service would."""
-    now = now_ms()
-    return Change(
+    return GameChange(
         game_id,
         base,
         {"version": base + 1, "ply_count": 1, "to_move": 2, "last_activity_at": now},
@@ -66,8 +65,9 @@ async def test_changes_arriving_together_commit_together_and_a_stale_one_fails_a
     writer: Writer = app.state.service.writer
     before = await rows_of(app.state.sessionmaker, ids[2])
     groups = writer.groups
-    changes = [_first_move_change(game_id, 2, text) for game_id in ids]
-    changes[2] = _first_move_change(ids[2], 7, text)  # based on a version the game never had
+    now = app.state.clock.now()
+    changes = [_first_move_change(game_id, 2, text, now) for game_id in ids]
+    changes[2] = _first_move_change(ids[2], 7, text, now)  # based on a version the game never had
     outcomes = await asyncio.gather(*(writer.write(c) for c in changes), return_exceptions=True)
     assert [type(o) for o in outcomes] == [type(None)] * 2 + [Stale] + [type(None)] * 2
     if app.state.settings.is_sqlite():
@@ -124,7 +124,7 @@ async def test_a_move_whose_sender_is_cancelled_still_lands_and_is_announced(
     writing = asyncio.Event()
     original = writer.write
 
-    async def write(change: Change) -> None:
+    async def write(change: GameChange) -> None:
         writing.set()
         await asyncio.sleep(0.05)  # the caller is cancelled during this
         await original(change)
