@@ -131,16 +131,6 @@ def check_move(rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]
     return rules.format_move(state, move), rules.apply(state, move)
 
 
-def canonical_moves(rules: Rules[Any, Any], texts: Sequence[str]) -> list[str]:
-    """The canonical text of each move of a game played from the start."""
-    canonical: list[str] = []
-    state = rules.initial_state()
-    for text in texts:
-        written, state = check_move(rules, state, text)
-        canonical.append(written)
-    return canonical
-
-
 def _replay(rules: Rules[Any, Any], moves: Sequence[object]) -> tuple[Any, list[str], list[int]]:
     """The state after ``moves``, their canonical texts and seats; RecordError at the first bad ply."""
     state = rules.initial_state()
@@ -165,10 +155,6 @@ def _steps(slug: str, options: Options, state: Any, prefix: list[str]) -> Steps:
 
 def _check_move(slug: str, options: Options, state: Any, text: str) -> tuple[str, Any]:
     return check_move(_worker_rules(slug, options), state, text)
-
-
-def _canonical_moves(slug: str, options: Options, _state: Any, texts: list[str]) -> list[str]:
-    return canonical_moves(_worker_rules(slug, options), texts)
 
 
 def _stored(slug: str, options: Options, _state: Any, moves: list[str]) -> Any | _Failed:
@@ -309,12 +295,6 @@ class RulesRunner:
         if not self._offload(rules):
             return check_move(rules, state, text)
         return await self._run(_check_move, rules, state, text)
-
-    async def canonical_moves(self, rules: Rules[Any, Any], texts: Sequence[str]) -> list[str]:
-        """:func:`canonical_moves` (one call for the whole game)."""
-        if not self._offload(rules):
-            return canonical_moves(rules, texts)
-        return await self._run(_canonical_moves, rules, None, list(texts))
 
     async def replay(self, rules: Rules[Any, Any], moves: Sequence[str]) -> Any:
         """The state after a game's stored moves; RecordError naming the first bad ply."""

@@ -15,9 +15,10 @@ import pytest
 
 import games
 from app.errors import AppError
-from app.runtime.rules import RulesRunner, canonical_moves, check_move
+from app.runtime.rules import RulesRunner, check_move
 from games.bench import random_game
-from games.errors import IllegalMoveError, InvalidMoveError
+from games.errors import IllegalMoveError, InvalidMoveError, RecordError
+from games.record import make_record
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +53,15 @@ async def test_a_slow_game_is_answered_by_a_worker_as_it_would_be_inline(pool: R
         )
         assert pool.calls == calls + 3
     calls = pool.calls
-    assert await pool.canonical_moves(rules, moves) == canonical_moves(rules, moves) == moves
-    assert pool.calls == calls + 1
+    inline = RulesRunner(0)
+    record = make_record(rules, moves)
+    imported = await pool.read_record(rules, record)
+    assert imported == await inline.read_record(rules, record)
+    assert imported.moves == tuple(moves) and imported.outcome == record["result"]
+    assert await pool.replay(rules, moves) == states[len(moves)]
+    assert await pool.views(rules, moves[:8]) == [rules.view(s) for s in states[:9]]
+    assert pool.calls == calls + 3
+    assert inline.calls == 0
 
 
 async def test_the_rules_errors_cross_the_process_boundary_unchanged(pool: RulesRunner) -> None:
@@ -70,6 +78,13 @@ async def test_the_rules_errors_cross_the_process_boundary_unchanged(pool: Rules
     with pytest.raises(ValueError) as pooled_steps:
         await pool.steps(rules, state, ["nowhere"])
     assert str(pooled_steps.value) == str(inline_steps.value)
+    bad = [_moves[0], "@@"]
+    with pytest.raises(RecordError) as inline_replay:
+        await RulesRunner(0).replay(rules, bad)
+    with pytest.raises(RecordError) as pooled_replay:
+        await pool.replay(rules, bad)
+    assert str(pooled_replay.value) == str(inline_replay.value)
+    assert pooled_replay.value.ply == inline_replay.value.ply == 2
 
 
 async def test_fast_games_and_a_pool_of_no_workers_stay_inline() -> None:
