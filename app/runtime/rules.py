@@ -32,7 +32,7 @@ import games
 from app.errors import AppError
 from games.base import OptionValue, Rules, Steps
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
-from games.record import check_result, make_record, rules_of
+from games.record import check_result, make_record, replay_moves, rules_of
 
 __all__ = [
     "IllegalMoveError",
@@ -158,8 +158,12 @@ def _check_move(slug: str, options: Options, state: Any, text: str) -> tuple[str
 
 
 def _stored(slug: str, options: Options, _state: Any, moves: list[str]) -> Any | _Failed:
+    return _stored_with(_worker_rules(slug, options), moves)
+
+
+def _stored_with(rules: Rules[Any, Any], moves: list[str]) -> Any | _Failed:
     try:
-        return _replay(_worker_rules(slug, options), moves)[0]
+        return replay_moves(rules, moves)
     except RecordError as exc:
         return _Failed(str(exc), exc.ply)
 
@@ -299,7 +303,7 @@ class RulesRunner:
     async def replay(self, rules: Rules[Any, Any], moves: Sequence[str]) -> Any:
         """The state after a game's stored moves; RecordError naming the first bad ply."""
         if not self._offload(rules):
-            return _replay(rules, moves)[0]
+            return _unwrap(_stored_with(rules, list(moves)))
         return _unwrap(await self._run(_stored, rules, None, list(moves)))
 
     async def read_record(self, rules: Rules[Any, Any], record: Mapping[str, Any]) -> ImportedGame:
