@@ -45,6 +45,7 @@ __all__ = [
     "catalogue",
     "game_info",
     "inline",
+    "known_games",
     "slugs",
     "title",
 ]
