@@ -46,6 +46,7 @@ services:  ## PostgreSQL and Redis on loopback, started if this machine has them
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format:
 	$(BIN)/ruff check --fix .

@@ -22,8 +22,11 @@ class Settings(BaseSettings):
     # Games with no event for this long are ended as abandoned (seconds).
     abandon_after: float = 7 * 24 * 3600.0
     abandon_check_every: float = 60.0
-    # Worker processes for the rules of games with slow positions (Jotun); see app/compute.py.
+    # Worker processes for the rules of games with slow positions (Jotun), and the seconds a
+    # worker call may take before its pool is replaced (``rules_timeout``, 503); see
+    # app/runtime/rules.py.
     rules_workers: int = 1
+    rules_timeout: float = 30.0
 
     # Websocket limits.
     ws_idle_timeout: float = 60.0

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -61,25 +60,3 @@ def make_engine(url: str) -> AsyncEngine:
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions that keep loaded objects usable after commit."""
     return async_sessionmaker(engine, expire_on_commit=False)
-
-
-async def database_status(engine: AsyncEngine) -> dict[str, Any]:
-    """A health report: reachable or not, the backend, and the migration revision."""
-    try:
-        async with engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
-            try:
-                revision = (
-                    await conn.execute(text("SELECT version_num FROM alembic_version"))
-                ).scalar()
-            except Exception:
-                revision = None
-        return {"ok": True, "backend": engine.dialect.name, "revision": revision}
-    except Exception as exc:
-        return {"ok": False, "backend": engine.dialect.name, "error": type(exc).__name__}
-
-
-async def session_scope(maker: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
-    """Yield a session, closed afterwards (for FastAPI dependencies)."""
-    async with maker() as session:
-        yield session

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import logging
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,30 +17,24 @@ from fastapi.staticfiles import StaticFiles
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
+from app.domain.clock import Clock
 from app.errors import AppError
-from app.hub import make_hub
 from app.identity import Signer
-from app.routes import api, health, pages, ws
+from app.repository.writer import Writer
+from app.routes import api, health, pages, replay, ws
+from app.runtime.clock import SystemClock
+from app.runtime.hub import make_hub
+from app.runtime.rules import RulesRunner
+from app.runtime.scheduler import every
 from app.services import GameService
 from app.templating import STATIC_DIR
-from app.writer import Writer
-
-log = logging.getLogger("hexmoot")
 
 
-async def _sweep_abandoned(service: GameService, every: float) -> None:
-    """End idle games now and then (each process may sweep: the version guard makes it safe)."""
-    while True:
-        try:
-            await service.abandon_idle()
-        except Exception:  # keep sweeping after a transient database error
-            log.exception("abandonment sweep failed")
-        await asyncio.sleep(every)
-
-
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """A new app bound to ``settings`` (the environment's by default)."""
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:
+    """A new app bound to ``settings`` (the environment's by default) and ``clock`` (the system's
+    by default: tests pass a fake one to drive the timers)."""
     settings = settings or get_settings()
+    clock = clock or SystemClock()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -51,15 +44,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub
         writer = Writer(engine)
-        app.state.service = GameService(app.state.sessionmaker, hub, settings, writer)
+        rules = RulesRunner(settings.rules_workers, settings.rules_timeout)
+        app.state.clock = clock
+        app.state.rules = rules
+        service = GameService(app.state.sessionmaker, hub, settings, writer, rules, clock)
+        app.state.service = service
         app.state.socket_counts = Counter()
         if settings.gc_thresholds is not None:
             # Objects alive after startup (modules, rules tables) never need collecting again.
             gc.collect()
             gc.freeze()
             gc.set_threshold(*settings.gc_thresholds)
+        # End idle games now and then (each process may sweep: the version guard makes it safe).
         sweeper = asyncio.create_task(
-            _sweep_abandoned(app.state.service, settings.abandon_check_every)
+            every(clock, settings.abandon_check_every, service.abandon_idle)
         )
         try:
             yield
@@ -68,7 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await hub.close()
-            app.state.service.compute.close()
+            rules.close()
             writer.close()
             await engine.dispose()
 
@@ -97,6 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(replay.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
     return app

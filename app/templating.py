@@ -12,8 +12,7 @@ from pathlib import Path
 
 from fastapi.templating import Jinja2Templates
 
-import games.diagram
-from games.base import OptionValue
+from app.runtime import rules as rules_runner
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"
@@ -29,7 +28,7 @@ def diagram(
     to_move: str,
     move: str | None = None,
     tiles: Mapping[str, str] | None = None,
-    **options: OptionValue,
+    **options: int | str,
 ) -> dict[str, str | None]:
     """A rules-page figure, computed by the engine: ``{"before", "after", "move"}``.
 
@@ -38,9 +37,9 @@ def diagram(
     colour that plays ``move``, and the remaining keywords are the game's options (``size=5``).
     ``before`` and ``after`` are the boards' views as JSON for ``data-view``; ``after`` and
     ``move`` (the canonical text) are None for a figure of a position alone. Every call into the
-    rules package for a figure is made here.
+    rules package for a figure goes through the rules runner from here.
     """
-    figure = games.diagram.diagram(game, options, stacks, to_move=to_move, tiles=tiles, move=move)
+    figure = rules_runner.figure(game, options, stacks, to_move=to_move, tiles=tiles, move=move)
     after = None if figure.after is None else json.dumps(figure.after, separators=(",", ":"))
     return {
         "before": json.dumps(figure.before, separators=(",", ":")),

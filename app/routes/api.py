@@ -11,10 +11,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-import games
 from app.deps import ServiceDep, VisitorDep
 from app.errors import AppError
 from app.repository import ArchiveFilter
+from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn
 from app.services import installed
 
@@ -38,7 +38,7 @@ async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict
 @router.get("/api/catalogue")
 async def catalogue() -> dict[str, Any]:
     """The games installed and their options."""
-    return {"games": [info.to_json() for info in games.infos()]}
+    return {"games": game_catalogue()}
 
 
 @router.post("/api/games", status_code=201)

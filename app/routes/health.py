@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from app.db import database_status
+from app.repository.reads import database_status
 
 router = APIRouter()
 

@@ -11,19 +11,17 @@ import json
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.responses import HTMLResponse
 
-import games
+from app.runtime import rules as rules_runner
 from app.templating import templates
-from games.errors import RecordError
-from games.record import rules_of
 
 router = APIRouter()
 
 
 def catalogue() -> list[dict[str, Any]]:
     """The games for the lobby and the rules pages, in the order the site presents them."""
-    return [info.to_json() for info in games.infos()]
+    return rules_runner.catalogue()
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -37,9 +35,10 @@ async def lobby(request: Request) -> HTMLResponse:
 @router.get("/rules/{slug}", response_class=HTMLResponse)
 async def rules(request: Request, slug: str) -> HTMLResponse:
     """One game's rules in plain words, with diagrams."""
-    if slug not in games.REGISTRY:
-        raise HTTPException(404, f"no game {slug!r} (games: {', '.join(games.names())})")
-    context = {"slug": slug, "game": games.info(slug).to_json(), "games": catalogue()}
+    info = rules_runner.game_info(slug)
+    if info is None:
+        raise HTTPException(404, f"no game {slug!r} (games: {rules_runner.known_games()})")
+    context = {"slug": slug, "game": info, "games": catalogue()}
     return templates.TemplateResponse(request, f"rules/{slug}.html", context)
 
 
@@ -61,53 +60,3 @@ async def live(request: Request) -> HTMLResponse:
 async def archive(request: Request) -> HTMLResponse:
     """Finished games, filtered and paged by the server's archive API."""
     return templates.TemplateResponse(request, "archive.html", {"games": catalogue()})
-
-
-MAX_REPLAY_PLIES = 2000
-MAX_REPLAY_BYTES = 1 << 20
-
-
-@router.post("/api/replay")
-async def replay_views(request: Request) -> JSONResponse:
-    """The view after every ply of ``{"game", "options", "moves"}`` (ply 0 first), for review.
-
-    The browser holds no rule, so it asks for earlier positions here; the moves are replayed with
-    the rules package and the first bad ply is named, as for an imported record.
-    """
-    raw = await request.body()
-    if len(raw) > MAX_REPLAY_BYTES:
-        return _replay_error(f"the body is over {MAX_REPLAY_BYTES} bytes", None)
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return _replay_error("the body must be JSON", None)
-    if not isinstance(body, dict):
-        return _replay_error("the body must be a JSON object", None)
-    moves = body.get("moves")
-    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-        return _replay_error("moves must be a list of move texts", None)
-    if len(moves) > MAX_REPLAY_PLIES:
-        return _replay_error(f"at most {MAX_REPLAY_PLIES} moves, not {len(moves)}", None)
-    record = {
-        "format": "hexmoot-record/1",
-        "game": body.get("game"),
-        "options": body.get("options", {}),
-    }
-    try:
-        rules = rules_of(record)
-    except RecordError as exc:
-        return _replay_error(str(exc), None)
-    state = rules.initial_state()
-    views = [rules.view(state)]
-    for ply, text in enumerate(moves, start=1):
-        try:
-            state = rules.play(state, text)
-        except ValueError as exc:
-            return _replay_error(f"ply {ply}: {exc}", ply)
-        views.append(rules.view(state))
-    return JSONResponse({"views": views})
-
-
-def _replay_error(message: str, ply: int | None) -> JSONResponse:
-    error = {"code": "invalid_record", "message": message, "ply": ply}
-    return JSONResponse({"error": error}, status_code=422)

@@ -20,8 +20,8 @@ from pydantic import ValidationError
 
 from app.config import Settings
 from app.errors import AppError
-from app.hub import LIVE_CHANNEL, Hub, Subscription, encode, game_channel
 from app.identity import default_name
+from app.runtime.hub import LIVE_CHANNEL, Hub, Subscription, encode, game_channel
 from app.schemas import WS_MESSAGES, Strict, WsMove, WsResign, WsSteps
 from app.services import GameService, Visitor
 

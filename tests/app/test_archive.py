@@ -13,11 +13,10 @@ from sqlalchemy import func, select
 import games
 from app.db import make_engine, make_sessionmaker
 from app.errors import AppError
-from app.hub import MemoryHub
 from app.models import Game, Move
-from app.repository import now_ms
+from app.repository.writer import Writer
+from app.runtime.hub import MemoryHub
 from app.services import GameService, Visitor
-from app.writer import Writer
 from games.bench import random_game
 from games.errors import RecordError
 from games.record import make_record, replay, replay_moves
@@ -172,8 +171,9 @@ async def test_idle_games_are_abandoned_with_the_reason(
     waiting = await start_game(ann, None, slug, options)
     playing = await start_game(ann, bo, slug, options)
     service: GameService = app.state.service
-    later = now_ms() + int(service.settings.abandon_after * 1000) + 1000
-    assert await service.abandon_idle(now_ms()) == 0
+    now = service.clock.now()
+    later = now + int(service.settings.abandon_after * 1000) + 1000
+    assert await service.abandon_idle(now) == 0
     assert await service.abandon_idle(later) >= 2
     active = await rows_of(app.state.sessionmaker, playing["id"])
     assert active["game"]["status"] == "finished" and active["game"]["reason"] == "abandoned"

@@ -1,25 +1,29 @@
-"""The rules pool: slow games' rules computed in a worker process, with the same answers and errors
-as inline, and a new worker when one dies."""
+"""The rules runner: slow games' rules computed in a worker process, with the same answers and errors
+as inline, a new worker when one dies or overruns its time, and one shared Rules per option set."""
 
 from __future__ import annotations
 
 import os
 import random
 import signal
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import psutil
 import pytest
 
 import games
-from app.compute import RulesPool, canonical_moves, check_move
+from app.errors import AppError
+from app.runtime.rules import RulesRunner, check_move
 from games.bench import random_game
-from games.errors import IllegalMoveError, InvalidMoveError
+from games.errors import IllegalMoveError, InvalidMoveError, RecordError
+from games.record import make_record
 
 
 @pytest.fixture(scope="module")
-async def pool() -> AsyncIterator[RulesPool]:
-    rules_pool = RulesPool(1)
+async def pool() -> AsyncIterator[RulesRunner]:
+    rules_pool = RulesRunner(1)
     yield rules_pool
     rules_pool.close()
 
@@ -34,7 +38,7 @@ def jotun_positions() -> tuple[games.Rules[Any, Any], list[Any], list[str]]:
     return rules, states, moves
 
 
-async def test_a_slow_game_is_answered_by_a_worker_as_it_would_be_inline(pool: RulesPool) -> None:
+async def test_a_slow_game_is_answered_by_a_worker_as_it_would_be_inline(pool: RulesRunner) -> None:
     rules, states, moves = jotun_positions()
     assert rules.slow_positions
     for ply in range(0, len(moves), max(1, len(moves) // 12)):
@@ -49,11 +53,18 @@ async def test_a_slow_game_is_answered_by_a_worker_as_it_would_be_inline(pool: R
         )
         assert pool.calls == calls + 3
     calls = pool.calls
-    assert await pool.canonical_moves(rules, moves) == canonical_moves(rules, moves) == moves
-    assert pool.calls == calls + 1
+    inline = RulesRunner(0)
+    record = make_record(rules, moves)
+    imported = await pool.read_record(rules, record)
+    assert imported == await inline.read_record(rules, record)
+    assert imported.moves == tuple(moves) and imported.outcome == record["result"]
+    assert await pool.replay(rules, moves) == states[len(moves)]
+    assert await pool.views(rules, moves[:8]) == [rules.view(s) for s in states[:9]]
+    assert pool.calls == calls + 3
+    assert inline.calls == 0
 
 
-async def test_the_rules_errors_cross_the_process_boundary_unchanged(pool: RulesPool) -> None:
+async def test_the_rules_errors_cross_the_process_boundary_unchanged(pool: RulesRunner) -> None:
     rules, states, _moves = jotun_positions()
     state = states[3]
     for text, error in (("@@", InvalidMoveError), ("a1-a1", IllegalMoveError)):
@@ -67,10 +78,17 @@ async def test_the_rules_errors_cross_the_process_boundary_unchanged(pool: Rules
     with pytest.raises(ValueError) as pooled_steps:
         await pool.steps(rules, state, ["nowhere"])
     assert str(pooled_steps.value) == str(inline_steps.value)
+    bad = [_moves[0], "@@"]
+    with pytest.raises(RecordError) as inline_replay:
+        await RulesRunner(0).replay(rules, bad)
+    with pytest.raises(RecordError) as pooled_replay:
+        await pool.replay(rules, bad)
+    assert str(pooled_replay.value) == str(inline_replay.value)
+    assert pooled_replay.value.ply == inline_replay.value.ply == 2
 
 
 async def test_fast_games_and_a_pool_of_no_workers_stay_inline() -> None:
-    inline = RulesPool(0)
+    inline = RulesRunner(0)
     exxit = games.get("exxit")
     start = exxit.initial_state()
     assert not exxit.slow_positions
@@ -80,7 +98,7 @@ async def test_fast_games_and_a_pool_of_no_workers_stay_inline() -> None:
     assert inline.calls == 0
 
 
-async def test_a_killed_worker_is_replaced(pool: RulesPool) -> None:
+async def test_a_killed_worker_is_replaced(pool: RulesRunner) -> None:
     rules = games.get("jotun", size=4)
     state = rules.initial_state()
     worker = await pool._run(_pid, rules, state, None)
@@ -89,3 +107,56 @@ async def test_a_killed_worker_is_replaced(pool: RulesPool) -> None:
     replacement = await pool._run(_pid, rules, state, None)
     assert replacement not in (worker, os.getpid())
     assert await pool.steps(rules, state, []) == rules.steps(state, [])
+
+
+def _stopped(pid: int, within: float = 10.0) -> bool:
+    """Whether process ``pid`` is gone (or a zombie) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _sleep(_slug: str, _options: Any, _state: Any, seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+async def test_a_worker_call_over_the_time_limit_is_refused_and_its_pool_replaced() -> None:
+    runner = RulesRunner(1, timeout=60.0)
+    rules = games.get("jotun", size=4)
+    state = rules.initial_state()
+    try:
+        first = await runner._run(_pid, rules, state, None)  # the worker is up (spawning is slow)
+        runner.timeout = 0.5
+        with pytest.raises(AppError) as refused:
+            await runner._run(_sleep, rules, state, 30.0)
+        assert refused.value.code == "rules_timeout" and refused.value.status == 503
+        assert _stopped(first)  # the stuck worker is stopped, not left computing
+        runner.timeout = 60.0
+        replacement = await runner._run(_pid, rules, state, None)
+        assert replacement not in (first, os.getpid())
+        assert await runner.steps(rules, state, []) == rules.steps(state, [])
+    finally:
+        runner.close()
+
+
+def test_one_rules_object_per_game_and_option_set() -> None:
+    runner = RulesRunner(0)
+    jotun = runner.rules("jotun", {"size": 4})
+    assert runner.rules("jotun", {"size": 4}) is jotun
+    default = runner.rules("jotun", {})
+    assert runner.rules("jotun", dict(default.options)) is default
+    record = {"format": "hexmoot-record/1", "game": "jotun", "options": {"size": 4}, "moves": []}
+    assert runner.record_rules(record) is jotun
+    with pytest.raises(ValueError):
+        runner.rules("jotun", {"size": [4]})
+    bounded = RulesRunner(0, cache_size=1)
+    first = bounded.rules("jotun", {"size": 4})
+    bounded.rules("jotun", {"size": 6})  # past the bound, the least recently used one is dropped
+    assert bounded.rules("jotun", {"size": 4}) is not first

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from app.hub import Hub, MemoryHub, RedisHub, Subscription
+from app.runtime.hub import Hub, MemoryHub, RedisHub, Subscription
 from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.server import live_server
 from tests.support.wsclient import TestVisitor

@@ -5,20 +5,29 @@ Runs on SQLite and on PostgreSQL (the ``backend`` fixture). Each case is in ``do
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import zlib
 from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
 import pytest
 import websockets
+from fastapi import FastAPI
 
 import games
 from app.db import make_engine, make_sessionmaker
+from app.domain.clock import FakeClock
+from app.main import create_app
+from app.runtime.hub import game_channel
 from games.record import replay
+from tests.app.conftest import make_settings
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game, rows_of, smallest_options
+from tests.support.gameplay import start_game as start_http_game
 from tests.support.server import LiveServer, live_server
 from tests.support.wsclient import GameSocket, TestVisitor
 
@@ -388,29 +397,52 @@ async def test_http_and_socket_share_one_identity(server: LiveServer) -> None:
 async def test_the_server_ends_idle_games_by_itself(
     backend: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """The abandonment sweep runs on its timer: nobody calls it here."""
-    env = {"ABANDON_AFTER": "1.5", "ABANDON_CHECK_EVERY": "0.2"}
-    with (
-        fresh_database(backend, tmp_path_factory.mktemp("abandon")) as url,
-        live_server(url, env) as idle_server,
-    ):
-        ann, bo = await visitors(idle_server, "Ann", "Bo")
-        slug, options = quick_game()
-        try:
-            body = await start_game(ann, bo, slug, options)
-            a = await ann.open(body["id"])
-            await a.expect("snapshot")
-            picker = MovePicker(slug, options, seed=9)
-            text = picker.pick()
-            await play_move(a, text, 2, "only")
+    """The abandonment sweep runs on its timer: nobody calls it here. The app runs in-process on a
+    fake clock that the test moves on, so no real time is waited for."""
+    clock = FakeClock()
+    with fresh_database(backend, tmp_path_factory.mktemp("abandon")) as url:
+        settings = make_settings(url, abandon_after=1.5, abandon_check_every=0.2)
+        app = create_app(settings, clock=clock)
+        async with app.router.lifespan_context(app), AsyncExitStack() as stack:
+            ann, bo = [
+                await stack.enter_async_context(_named_client(app, name)) for name in ("Ann", "Bo")
+            ]
+            slug, options = quick_game()
+            body = await start_http_game(ann, bo, slug, options)
+            channel = app.state.hub.subscribe(game_channel(body["id"]))
+            heard = await stack.enter_async_context(channel)
+            text = MovePicker(slug, options, seed=9).pick()
+            moved_at = clock.now()
+            move = {"move": text, "version": 2, "msg_id": "only"}
+            answer = await ann.post(f"/api/games/{body['id']}/moves", json=move)
+            assert answer.status_code == 200, answer.text
+
+            async def next_event() -> dict[str, Any]:
+                # Move the fake time on while waiting: the sweeper wakes on its own timer.
+                while True:
+                    clock.advance(settings.abandon_check_every)
+                    with contextlib.suppress(TimeoutError):
+                        event: dict[str, Any] = json.loads(
+                            await asyncio.wait_for(heard.get(), 0.02) or "{}"
+                        )
+                        return event
+
             # Seat 2 never answers: the game ends with seat 1, who was waiting, the winner.
-            ended = await a.expect("event", wait=20)
+            ended = await asyncio.wait_for(next_event(), 20)
             while ended["kind"] != "result":
-                ended = await a.expect("event", wait=20)
+                ended = await asyncio.wait_for(next_event(), 20)
             assert ended["data"]["reason"] == "abandoned" and ended["data"]["winner"] == 1
             assert ended["state"]["status"] == "finished"
-            record = (await ann.http.get(f"/games/{body['id']}/record.json")).json()
+            record = (await ann.get(f"/games/{body['id']}/record.json")).json()
             assert record["moves"] == [text] and record["result"]["reason"] == "abandoned"
-        finally:
-            await ann.close()
-            await bo.close()
+            snapshot = (await ann.get(f"/api/games/{body['id']}")).json()
+            assert snapshot["game"]["last_activity"] - moved_at >= 1500  # not before its time
+
+
+@contextlib.asynccontextmanager
+async def _named_client(app: FastAPI, name: str) -> AsyncIterator[httpx.AsyncClient]:
+    """A visitor of the in-process ``app`` with its own cookie jar, named ``name``."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        assert (await client.put("/api/me", json={"name": name})).status_code == 200
+        yield client

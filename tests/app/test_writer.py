@@ -1,5 +1,5 @@
-"""The writer: group commit on SQLite, one stale change failing alone, and changes that outlive a
-cancelled caller. On SQLite and PostgreSQL."""
+"""The writer: group commit on SQLite, one stale change failing alone, every kind of write on the
+one path, and changes that outlive a cancelled caller. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 import games
-from app.hub import game_channel
-from app.models import Event, Game, Move
-from app.repository import now_ms
+from app.models import Event, Game, Move, Player
+from app.repository.writer import Stale, Writer
+from app.repository.writes import GameChange
+from app.runtime.hub import game_channel
 from app.services import GameService, Visitor
-from app.writer import Change, Stale, Writer
 from tests.app.conftest import ClientFactory
 from tests.support.gameplay import quick_game, rows_of, start_game
 
@@ -36,10 +36,9 @@ def _opening_moves() -> list[str]:
     return [rules.format_move(start, m) for m in rules.legal_moves(start)]
 
 
-def _first_move_change(game_id: str, base: int, text: str) -> Change:
+def _first_move_change(game_id: str, base: int, text: str, now: int) -> GameChange:
     """Seat 1's first move written straight through the writer, as the service would."""
-    now = now_ms()
-    return Change(
+    return GameChange(
         game_id,
         base,
         {"version": base + 1, "ply_count": 1, "to_move": 2, "last_activity_at": now},
@@ -66,8 +65,9 @@ async def test_changes_arriving_together_commit_together_and_a_stale_one_fails_a
     writer: Writer = app.state.service.writer
     before = await rows_of(app.state.sessionmaker, ids[2])
     groups = writer.groups
-    changes = [_first_move_change(game_id, 2, text) for game_id in ids]
-    changes[2] = _first_move_change(ids[2], 7, text)  # based on a version the game never had
+    now = app.state.clock.now()
+    changes = [_first_move_change(game_id, 2, text, now) for game_id in ids]
+    changes[2] = _first_move_change(ids[2], 7, text, now)  # based on a version the game never had
     outcomes = await asyncio.gather(*(writer.write(c) for c in changes), return_exceptions=True)
     assert [type(o) for o in outcomes] == [type(None)] * 2 + [Stale] + [type(None)] * 2
     if app.state.settings.is_sqlite():
@@ -84,6 +84,47 @@ async def test_changes_arriving_together_commit_together_and_a_stale_one_fails_a
     assert stored == {game_id: text for i, game_id in enumerate(ids) if i != 2}
     assert versions == {game_id: 2 if i == 2 else 3 for i, game_id in enumerate(ids)}
     assert await rows_of(app.state.sessionmaker, ids[2]) == before
+
+
+async def test_creates_renames_joins_and_moves_share_the_one_write_path(
+    clients: ClientFactory, app: FastAPI
+) -> None:
+    """Every kind of write is a change of the writer: arriving together, they commit together (one
+    transaction on SQLite), so none of them can meet another of this process's writes in SQLite."""
+    ann_id, ids = await _started_games(clients, 2)
+    service: GameService = app.state.service
+    slug, options = quick_game()
+    ann = Visitor(ann_id, "Ann")
+    waiting = await service.create(ann, slug, options, 1, True)
+    guests = [f"guest-{i}" for i in range(4)]
+    groups = service.writer.groups
+    first = await asyncio.gather(
+        *(service.rename(guest, f"Name {i}") for i, guest in enumerate(guests)),
+        *(
+            service.create(Visitor(guest, f"Name {i}"), slug, options, 2, False)
+            for i, guest in enumerate(guests)
+        ),
+    )
+    if app.state.settings.is_sqlite():
+        assert service.writer.groups == groups + 1  # eight writes, one transaction
+    assert [a.name for a in first[:4]] == [f"Name {i}" for i in range(4)]
+    second = await asyncio.gather(
+        service.join(Visitor(guests[0], "Name 0"), waiting["id"], waiting["join_token"]),
+        *(service.play(ann, game_id, _opening_moves()[0], 2, "one-path") for game_id in ids),
+    )
+    assert second[0]["seat"] == 2 and second[0]["version"] == 2
+    assert [a["version"] for a in second[1:]] == [3, 3]
+    async with app.state.sessionmaker() as session:
+        names = dict(
+            (
+                await session.execute(select(Player.id, Player.name).where(Player.id.in_(guests)))
+            ).all()
+        )
+        created = (
+            await session.execute(select(Game.id).where(Game.creator_id.in_(guests)))
+        ).scalars()
+        assert names == {guest: f"Name {i}" for i, guest in enumerate(guests)}
+        assert len(list(created)) == len(guests)
 
 
 async def test_concurrent_moves_in_many_games_all_land_once(
@@ -124,7 +165,7 @@ async def test_a_move_whose_sender_is_cancelled_still_lands_and_is_announced(
     writing = asyncio.Event()
     original = writer.write
 
-    async def write(change: Change) -> None:
+    async def write(change: GameChange) -> None:
         writing.set()
         await asyncio.sleep(0.05)  # the caller is cancelled during this
         await original(change)

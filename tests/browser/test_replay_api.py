@@ -1,4 +1,4 @@
-"""``POST /api/replay`` (app/routes/pages.py): the views of every ply, for review and replay.
+"""``POST /api/replay`` (app/routes/replay.py): the views of every ply, for review and replay.
 
 Every bad input gets a precise error (code ``invalid_record``, the first bad ply when a move is at
 fault) and nothing else; a good one gives one view per ply, ply 0 first, equal to the rules' own.

@@ -1,39 +1,20 @@
-"""Every SQL statement of the app. Functions take an ``AsyncSession``; the caller owns the transaction."""
+"""Every read of the app: SELECTs on an ``AsyncSession`` the caller opens (writes: :mod:`.writes`)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import and_, or_, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.models import Event, Game, Move, Player
-
-
-def now_ms() -> int:
-    """The current time in epoch milliseconds."""
-    return int(time.time() * 1000)
 
 
 async def get_player(session: AsyncSession, player_id: str) -> Player | None:
     """The player row of a guest, if it was ever written."""
     return await session.get(Player, player_id)
-
-
-async def save_player(session: AsyncSession, player_id: str, name: str) -> Player:
-    """Create or rename the player row of a guest."""
-    now = now_ms()
-    player = await session.get(Player, player_id)
-    if player is None:
-        player = Player(id=player_id, name=name, created_at=now, last_seen_at=now)
-        session.add(player)
-    else:
-        player.name = name
-        player.last_seen_at = now
-    return player
 
 
 async def get_game(session: AsyncSession, game_id: str) -> Game | None:
@@ -78,21 +59,6 @@ async def events_after(session: AsyncSession, game_id: str, since: int) -> Seque
         select(Event).where(Event.game_id == game_id, Event.version > since).order_by(Event.version)
     )
     return result.scalars().all()
-
-
-async def advance(session: AsyncSession, game_id: str, expected: int, **values: Any) -> bool:
-    """Update a game only if it is still at version ``expected``; whether it was.
-
-    This statement comes first in every writing transaction: it takes the row's write lock, so a
-    concurrent writer of the same game waits and then finds the version moved on.
-    """
-    result = await session.execute(
-        update(Game)
-        .where(Game.id == game_id, Game.version == expected)
-        .values(**values)
-        .execution_options(synchronize_session=False)
-    )
-    return bool(result.rowcount == 1)  # type: ignore[attr-defined]
 
 
 async def open_games(session: AsyncSession, limit: int = 100) -> Sequence[Game]:
@@ -175,3 +141,19 @@ async def archive_page(
     """Up to ``limit`` finished public games matching ``filters``, after the cursor ``after``."""
     result = await session.execute(archive_query(filters, after, limit))
     return result.scalars().all()
+
+
+async def database_status(engine: AsyncEngine) -> dict[str, Any]:
+    """A health report: reachable or not, the backend, and the migration revision."""
+    try:
+        async with engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+            try:
+                revision = (
+                    await conn.execute(text("SELECT version_num FROM alembic_version"))
+                ).scalar()
+            except Exception:
+                revision = None
+        return {"ok": True, "backend": engine.dialect.name, "revision": revision}
+    except Exception as exc:
+        return {"ok": False, "backend": engine.dialect.name, "error": type(exc).__name__}

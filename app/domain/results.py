@@ -1,0 +1,64 @@
+"""How games end, as data: the result object of each way to end a game, and the row values it sets.
+
+A result is the protocol's ``{"winner", "colour", "reason", "scores"}`` (``docs/protocol.md``): the
+rules' own outcome when the moves end the game, or one made here when the server ends it
+(resignation, abandonment, an agreed draw; timeouts later).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+Result = dict[str, Any]
+Colours = Mapping[str, str | None]  # seat ("1", "2") -> colour, as the rules' view gives them
+Ending = Literal["finished", "cancelled"]
+
+
+def result_key(result: Mapping[str, Any]) -> str:
+    """The archive's result column: the winning seat, or "draw"."""
+    winner = result.get("winner")
+    return "draw" if winner is None else str(winner)
+
+
+def won_by(winner: int, reason: str, colours: Colours) -> Result:
+    """Seat ``winner`` wins for ``reason`` (a server reason: the rules did not end the game)."""
+    return {"winner": winner, "colour": colours.get(str(winner)), "reason": reason, "scores": None}
+
+
+def resignation(seat: int, colours: Colours) -> Result:
+    """Seat ``seat`` resigns: the other seat wins."""
+    return won_by(3 - seat, "resignation", colours)
+
+
+def agreed_draw() -> Result:
+    """Both seats agreed to a draw."""
+    return {"winner": None, "colour": None, "reason": "agreement", "scores": None}
+
+
+def abandonment(started: bool, to_move: int | None, colours: Colours) -> tuple[Ending, Result]:
+    """A game left idle too long: a started game is won by the seat that was waiting for the
+    other to move; one still waiting for its second player is cancelled, with no winner."""
+    if not started:
+        return "cancelled", {"winner": None, "colour": None, "reason": "abandoned", "scores": None}
+    if to_move is None:
+        return "finished", {"winner": None, "colour": None, "reason": "abandoned", "scores": None}
+    return "finished", won_by(3 - to_move, "abandoned", colours)
+
+
+def ending_values(result: Mapping[str, Any], ending: Ending, now: int) -> dict[str, Any]:
+    """The game row's new values when it ends with ``result`` at ``now`` (epoch ms).
+
+    A cancelled game has no result column: the archive lists only finished games.
+    """
+    values: dict[str, Any] = {
+        "status": ending,
+        "reason": str(result.get("reason")),
+        "result_json": dict(result),
+        "finished_at": now,
+        "last_activity_at": now,
+        "to_move": None,
+    }
+    if ending == "finished":
+        values["result"] = result_key(result)
+    return values

@@ -1,0 +1,45 @@
+"""``POST /api/replay``: the view after every ply of a move list, for review and replay.
+
+The browser holds no rule, so it asks for earlier positions here; the reading service replays the
+moves through the rules runner and names the first bad ply, as for an imported record.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+
+from app.deps import ServiceDep
+from app.errors import AppError
+
+router = APIRouter()
+
+MAX_REPLAY_PLIES = 2000
+MAX_REPLAY_BYTES = 1 << 20
+
+
+@router.post("/api/replay")
+async def replay_views(request: Request, service: ServiceDep) -> dict[str, Any]:
+    """The view after every ply of ``{"game", "options", "moves"}`` (ply 0 first), for review."""
+    raw = await request.body()
+    if len(raw) > MAX_REPLAY_BYTES:
+        raise _replay_error(f"the body is over {MAX_REPLAY_BYTES} bytes")
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise _replay_error("the body must be JSON") from None
+    if not isinstance(body, dict):
+        raise _replay_error("the body must be a JSON object")
+    moves = body.get("moves")
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise _replay_error("moves must be a list of move texts")
+    if len(moves) > MAX_REPLAY_PLIES:
+        raise _replay_error(f"at most {MAX_REPLAY_PLIES} moves, not {len(moves)}")
+    views = await service.replay(body.get("game"), body.get("options", {}), moves)
+    return {"views": views}
+
+
+def _replay_error(message: str) -> AppError:
+    return AppError("invalid_record", message, 422, ply=None)

@@ -1,0 +1,1 @@
+"""What the services run on: the pub/sub hub, the rules runner, the clock and the timers."""

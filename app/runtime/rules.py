@@ -1,0 +1,394 @@
+"""The rules runner: every call from the server into ``games`` goes through here.
+
+Most games answer a click or check a move in well under a millisecond, and the runner calls their
+rules inline. A game whose rules set ``slow_positions`` (Jotun) can take up to seconds in a few
+positions; computed inline, that would freeze every socket of the process. Its searching work
+(``steps``, move checks, whole replays: stored moves, an imported record, ``POST /api/replay``) goes
+to a worker process instead, so a heavy position delays only the calls queued behind it, and the
+second core does the work. A worker call that runs past ``timeout`` seconds has its pool replaced
+and its caller told ``rules_timeout`` (503). Cheap, pure work (views, outcomes, whose turn, the
+catalogue) always runs inline; :func:`inline` is the plain synchronous door for such work.
+
+The runner keeps one ``Rules`` object per (game, options), in a bounded LRU, so whatever a game's
+rules cache per instance is shared by every game played with the same options. The rules' errors
+(``InvalidMoveError``, ``IllegalMoveError``, ``RecordError``; all ``ValueError``) reach the caller
+unchanged, from a worker too; they are re-exported here, as is ``Rules``, so no other module of the
+app imports ``games``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import multiprocessing
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
+
+import games
+import games.diagram
+from app.errors import AppError
+from games.base import OptionValue, Rules, Steps
+from games.errors import IllegalMoveError, InvalidMoveError, RecordError
+from games.record import check_result, make_record, replay_moves, rules_of
+
+__all__ = [
+    "IllegalMoveError",
+    "ImportedGame",
+    "InvalidMoveError",
+    "RecordError",
+    "Rules",
+    "RulesRunner",
+    "Steps",
+    "catalogue",
+    "figure",
+    "game_info",
+    "inline",
+    "known_games",
+    "slugs",
+    "title",
+]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+Options = tuple[tuple[str, OptionValue], ...]
+Json = dict[str, Any]
+RULES_CACHE_SIZE = 64
+
+
+# --- the catalogue and other cheap, pure work (inline, synchronous) ------------------------------
+
+
+def inline(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run cheap, pure rules work here and now (catalogue, diagrams): no worker, no timeout."""
+    return work(*args, **kwargs)
+
+
+def catalogue() -> list[Json]:
+    """Every game's metadata as the site shows it, in the site's order."""
+    return [info.to_json() for info in games.infos()]
+
+
+def game_info(slug: str) -> Json | None:
+    """One game's metadata, or None if no game has this slug."""
+    return games.info(slug).to_json() if slug in games.REGISTRY else None
+
+
+def figure(
+    game: str,
+    options: Mapping[str, OptionValue],
+    stacks: Mapping[str, str],
+    *,
+    to_move: str,
+    move: str | None = None,
+    tiles: Mapping[str, str] | None = None,
+) -> games.diagram.Diagram:
+    """A rules-page figure: the position described, and the move played on it by the engine."""
+    return games.diagram.diagram(game, options, stacks, to_move=to_move, tiles=tiles, move=move)
+
+
+@functools.cache
+def slugs() -> frozenset[str]:
+    """The slugs of the games this process serves (read once: modules do not appear at runtime)."""
+    return frozenset(games.names())
+
+
+def known_games() -> str:
+    """The slugs, sorted and comma-separated, for error messages."""
+    return ", ".join(games.names())
+
+
+@functools.cache
+def title(slug: str) -> str:
+    """A game's title (the slug itself for a game no longer installed)."""
+    try:
+        return games.rules_class(slug).title
+    except ValueError:
+        return slug
+
+
+# --- work that may run in a worker (module-level: a spawned worker imports it) --------------------
+
+
+@functools.lru_cache(maxsize=32)
+def _worker_rules(slug: str, options: Options) -> Rules[Any, Any]:
+    return games.get(slug, **dict(options))
+
+
+@dataclass(frozen=True)
+class ImportedGame:
+    """A record replayed once: canonical move texts, the seat of each ply, the rules' outcome."""
+
+    moves: tuple[str, ...]
+    seats: tuple[int, ...]
+    outcome: Json | None
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A RecordError as data: its ``ply`` would not survive pickling as an exception."""
+
+    message: str
+    ply: int | None
+
+
+def _unwrap(value: T | _Failed) -> T:
+    if isinstance(value, _Failed):
+        raise RecordError(value.message, value.ply)
+    return value
+
+
+def check_move(rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]:
+    """The move's canonical text and the position after it; the rules' errors if it is none."""
+    move = rules.parse_move(state, text)
+    return rules.format_move(state, move), rules.apply(state, move)
+
+
+def _replay(rules: Rules[Any, Any], moves: Sequence[object]) -> tuple[Any, list[str], list[int]]:
+    """The state after ``moves``, their canonical texts and seats; RecordError at the first bad ply."""
+    state = rules.initial_state()
+    canonical: list[str] = []
+    seats: list[int] = []
+    for ply, text in enumerate(moves, start=1):
+        if not isinstance(text, str):
+            raise RecordError(f"ply {ply}: a move must be text, not {text!r}", ply)
+        try:
+            written, after = check_move(rules, state, text)
+        except ValueError as exc:
+            raise RecordError(f"ply {ply}: {exc}", ply) from exc
+        seats.append(rules.to_move(state) or 1)
+        canonical.append(written)
+        state = after
+    return state, canonical, seats
+
+
+def _steps(slug: str, options: Options, state: Any, prefix: list[str]) -> Steps:
+    return _worker_rules(slug, options).steps(state, prefix)
+
+
+def _check_move(slug: str, options: Options, state: Any, text: str) -> tuple[str, Any]:
+    return check_move(_worker_rules(slug, options), state, text)
+
+
+def _stored(slug: str, options: Options, _state: Any, moves: list[str]) -> Any | _Failed:
+    return _stored_with(_worker_rules(slug, options), moves)
+
+
+def _stored_with(rules: Rules[Any, Any], moves: list[str]) -> Any | _Failed:
+    try:
+        return replay_moves(rules, moves)
+    except RecordError as exc:
+        return _Failed(str(exc), exc.ply)
+
+
+def _import(
+    slug: str, options: Options, _state: Any, argument: tuple[list[object], object]
+) -> ImportedGame | _Failed:
+    return _import_with(_worker_rules(slug, options), argument)
+
+
+def _import_with(
+    rules: Rules[Any, Any], argument: tuple[list[object], object]
+) -> ImportedGame | _Failed:
+    moves, result = argument
+    try:
+        state, canonical, seats = _replay(rules, moves)
+        outcome = rules.outcome(state)
+        check_result(outcome, result)
+    except RecordError as exc:
+        return _Failed(str(exc), exc.ply)
+    return ImportedGame(tuple(canonical), tuple(seats), outcome.to_json() if outcome else None)
+
+
+def _views(slug: str, options: Options, _state: Any, moves: list[str]) -> list[Json] | _Failed:
+    return _views_with(_worker_rules(slug, options), moves)
+
+
+def _views_with(rules: Rules[Any, Any], moves: list[str]) -> list[Json] | _Failed:
+    state = rules.initial_state()
+    views = [rules.view(state)]
+    for ply, text in enumerate(moves, start=1):
+        try:
+            state = rules.play(state, text)
+        except ValueError as exc:
+            return _Failed(f"ply {ply}: {exc}", ply)
+        views.append(rules.view(state))
+    return views
+
+
+# --- the runner ----------------------------------------------------------------------------------
+
+
+class RulesRunner:
+    """Runs the rules: slow games' searching work in worker processes (started on first use) under
+    a timeout; everything else inline. With ``workers=0`` every game runs inline."""
+
+    def __init__(
+        self, workers: int = 1, timeout: float = 30.0, cache_size: int = RULES_CACHE_SIZE
+    ) -> None:
+        self.workers = workers
+        self.timeout = timeout
+        self.calls = 0  # calls that went to a worker
+        self._executor: ProcessPoolExecutor | None = None
+        self._rules: OrderedDict[Hashable, Rules[Any, Any]] = OrderedDict()
+        self._cache_size = cache_size
+
+    # Rules objects ----------------------------------------------------------------------------
+
+    def rules(self, slug: str, options: Mapping[str, Any]) -> Rules[Any, Any]:
+        """The one shared ``Rules`` of ``slug`` with ``options``; ValueError if either is bad."""
+        try:
+            key: Hashable = (slug, tuple(sorted(options.items())))
+            hash(key)
+        except TypeError:  # an unhashable option value: the rules will name it
+            return self._shared(games.get(slug, **options))
+        found = self._rules.get(key)
+        if found is not None:
+            self._rules.move_to_end(key)
+            return found
+        rules = self._shared(games.get(slug, **options))
+        self._keep(key, rules)
+        return rules
+
+    def record_rules(self, record: Mapping[str, Any]) -> Rules[Any, Any]:
+        """The shared ``Rules`` a record names; RecordError if its format, game or options are bad."""
+        return self._shared(rules_of(record))
+
+    def _shared(self, rules: Rules[Any, Any]) -> Rules[Any, Any]:
+        """The cached instance equal to ``rules`` (same game, same full options), else ``rules``."""
+        key = (rules.slug, tuple(sorted(rules.options.items())))
+        found = self._rules.get(key)
+        if found is not None:
+            self._rules.move_to_end(key)
+            return found
+        self._keep(key, rules)
+        return rules
+
+    def _keep(self, key: Hashable, rules: Rules[Any, Any]) -> None:
+        self._rules[key] = rules
+        while len(self._rules) > self._cache_size:
+            self._rules.popitem(last=False)
+
+    # Cheap work, inline ------------------------------------------------------------------------
+
+    @staticmethod
+    def initial(rules: Rules[Any, Any]) -> Any:
+        """The start position."""
+        return rules.initial_state()
+
+    @staticmethod
+    def view(rules: Rules[Any, Any], state: Any) -> Json:
+        """The position as the browser draws it."""
+        return rules.view(state)
+
+    @staticmethod
+    def to_move(rules: Rules[Any, Any], state: Any) -> int | None:
+        """The seat to move, or None when the game is over."""
+        return rules.to_move(state)
+
+    @staticmethod
+    def outcome(rules: Rules[Any, Any], state: Any) -> Json | None:
+        """The rules' result of a finished position (protocol shape), or None."""
+        outcome = rules.outcome(state)
+        return None if outcome is None else outcome.to_json()
+
+    @staticmethod
+    def record(
+        rules: Rules[Any, Any], moves: Sequence[str], players: Sequence[Mapping[str, Any]]
+    ) -> Json:
+        """A ``hexmoot-record/1`` of ``moves`` (its result left for the caller to fill in)."""
+        return make_record(rules, moves, players, result={})
+
+    # Work that may search: a worker for slow games ------------------------------------------------
+
+    async def steps(self, rules: Rules[Any, Any], state: Any, prefix: Sequence[str]) -> Steps:
+        """``rules.steps(state, prefix)``."""
+        if not self._offload(rules):
+            return rules.steps(state, list(prefix))
+        return await self._run(_steps, rules, state, list(prefix))
+
+    async def check_move(self, rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]:
+        """:func:`check_move`."""
+        if not self._offload(rules):
+            return check_move(rules, state, text)
+        return await self._run(_check_move, rules, state, text)
+
+    async def replay(self, rules: Rules[Any, Any], moves: Sequence[str]) -> Any:
+        """The state after a game's stored moves; RecordError naming the first bad ply."""
+        if not self._offload(rules):
+            return _unwrap(_stored_with(rules, list(moves)))
+        return _unwrap(await self._run(_stored, rules, None, list(moves)))
+
+    async def read_record(self, rules: Rules[Any, Any], record: Mapping[str, Any]) -> ImportedGame:
+        """An uploaded record replayed once: canonical moves, seats, the rules' outcome (checked
+        against the record's result); RecordError naming the first fault."""
+        moves = record.get("moves")
+        if not isinstance(moves, list):
+            raise RecordError("the record's moves must be a list of texts")
+        argument = (list(moves), record.get("result"))
+        if not self._offload(rules):
+            return _unwrap(_import_with(rules, argument))
+        return _unwrap(await self._run(_import, rules, None, argument))
+
+    async def views(self, rules: Rules[Any, Any], moves: Sequence[str]) -> list[Json]:
+        """The view after every ply (ply 0 first); RecordError naming the first bad ply."""
+        if not self._offload(rules):
+            return _unwrap(_views_with(rules, list(moves)))
+        return _unwrap(await self._run(_views, rules, None, list(moves)))
+
+    # The pool ----------------------------------------------------------------------------------
+
+    def _offload(self, rules: Rules[Any, Any]) -> bool:
+        return rules.slow_positions and self.workers > 0
+
+    async def _run(
+        self, work: Callable[..., T], rules: Rules[Any, Any], state: Any, argument: Any
+    ) -> T:
+        """``work(slug, options, state, argument)`` in a worker, under the timeout."""
+        options = tuple(sorted(rules.options.items()))
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            executor = self._pool()
+            try:
+                self.calls += 1
+                call = loop.run_in_executor(executor, work, rules.slug, options, state, argument)
+                return await asyncio.wait_for(call, self.timeout)
+            except TimeoutError:
+                # The worker may be stuck for long: stop it, and let the next call start afresh.
+                self._replace(executor, kill=True)
+                raise AppError(
+                    "rules_timeout",
+                    f"the rules of {rules.slug} took over {self.timeout:g} s; try again",
+                    503,
+                ) from None
+            except BrokenProcessPool:
+                # A worker died (killed, out of memory): start a new pool and try once more.
+                self._replace(executor, kill=False)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _replace(self, executor: ProcessPoolExecutor, kill: bool) -> None:
+        if self._executor is executor:
+            self._executor = None
+        if kill:
+            for process in list(getattr(executor, "_processes", {}).values()):
+                process.terminate()
+        executor.shutdown(wait=False, cancel_futures=True)
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            # spawn, not fork: this process already runs threads (SQLite's, the writer's).
+            self._executor = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        return self._executor
+
+    def close(self) -> None:
+        """Stop the workers, dropping what is queued (a call under way is finished)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None

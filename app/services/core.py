@@ -1,0 +1,347 @@
+"""What the services share: per-game locks, the position cache, visibility, writing a game's change,
+publishing it, and :meth:`Core.finish`, the one place where a game ends.
+
+Every change of a game runs under that game's lock (one change at a time per game in this process)
+and is written by the writer as one transaction that starts with a version-guarded UPDATE of the
+game row (:class:`~app.repository.writes.GameChange`). Only after the commit is anything published,
+so nobody hears of a move that could still be lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+import secrets
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
+
+from app.config import Settings
+from app.domain.clock import Clock
+from app.domain.results import Ending, Result, ending_values
+from app.errors import AppError, not_found
+from app.models import Game
+from app.repository import reads
+from app.repository.writer import Stale, Writer
+from app.repository.writes import GameChange, PlayerName
+from app.runtime.hub import LIVE_CHANNEL, Hub, game_channel
+from app.runtime.rules import Rules, RulesRunner
+
+Json = dict[str, Any]
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# Changes still running after their caller was cancelled; held so the tasks are not collected.
+_running_on: set[asyncio.Task[Any]] = set()
+
+
+def to_the_end(
+    method: Callable[P, Coroutine[Any, Any, T]],
+) -> Callable[P, Coroutine[Any, Any, T]]:
+    """Run a change to its end even if its caller is cancelled (a socket closed mid-move): a
+    change that reaches the database must also reach the subscribers."""
+
+    @functools.wraps(method)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        task = asyncio.ensure_future(method(*args, **kwargs))
+        _running_on.add(task)
+        task.add_done_callback(_running_on.discard)
+        # A result nobody waits for any more is still retrieved, so asyncio does not log it.
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return await asyncio.shield(task)
+
+    return run
+
+
+@dataclass(frozen=True)
+class Position:
+    """A game's position at one version: the warm cache entry."""
+
+    version: int
+    rules: Rules[Any, Any]
+    state: Any
+    moves: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who is asking: a guest id, and the name it goes by."""
+
+    id: str
+    name: str
+
+
+def stale(current: int, based_on: int | None) -> AppError:
+    """The refusal of a message based on an old version (or losing a race)."""
+    said = "" if based_on is None else f", not {based_on}"
+    return AppError(
+        "stale_version", f"the game is at version {current}{said}", 409, version=current
+    )
+
+
+def players_json(game: Game) -> list[Json]:
+    """The seats and the names they were taken with."""
+    return [{"seat": 1, "name": game.player1_name}, {"seat": 2, "name": game.player2_name}]
+
+
+def plausible_id(game_id: str) -> bool:
+    """Whether ``game_id`` could name a game (anything else is not looked up)."""
+    return 1 <= len(game_id) <= 16 and re.fullmatch(r"[A-Za-z0-9_-]+", game_id) is not None
+
+
+class Core:
+    """The state and the steps every service shares; one per app."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        hub: Hub,
+        settings: Settings,
+        writer: Writer,
+        rules: RulesRunner,
+        clock: Clock,
+    ) -> None:
+        self.sessions = sessions
+        self.hub = hub
+        self.settings = settings
+        self.writer = writer
+        self.rules = rules
+        self.clock = clock
+        self._cache: OrderedDict[str, Position] = OrderedDict()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    # --- locks and the position cache --------------------------------------------------------
+
+    def lock(self, game_id: str) -> asyncio.Lock:
+        """This process's lock of one game: its changes run one at a time."""
+        lock = self._locks.get(game_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[game_id] = lock
+        return lock
+
+    def remember(self, game_id: str, position: Position) -> None:
+        """Cache a game's position (the least recently used one goes past the limit)."""
+        self._cache[game_id] = position
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.settings.state_cache_size:
+            self._cache.popitem(last=False)
+
+    async def position(self, session: AsyncSession, game: Game) -> Position:
+        """The game's position at its database version: the cache if it is at that version, else
+        the replay of the stored moves."""
+        cached = self._cache.get(game.id)
+        if cached is not None and cached.version == game.version:
+            self._cache.move_to_end(game.id)
+            return cached
+        rules = self.rules.rules(game.slug, game.options)
+        moves = tuple(await reads.move_texts(session, game.id))
+        position = Position(game.version, rules, await self.rules.replay(rules, moves), moves)
+        self.remember(game.id, position)
+        return position
+
+    # --- loading and visibility ----------------------------------------------------------------
+
+    async def load(self, session: AsyncSession, game_id: str) -> Game:
+        """The game row; ``game_not_found`` if there is none."""
+        game = await reads.get_game(session, game_id) if plausible_id(game_id) else None
+        if game is None:
+            raise not_found(game_id)
+        return game
+
+    @staticmethod
+    def may_see(game: Game, visitor: Visitor | None, token: str | None) -> bool:
+        """Public games are seen by all; private ones by their players and the token's holders."""
+        if game.public:
+            return True
+        if visitor is not None and game.seat_of(visitor.id) is not None:
+            return True
+        return bool(token and game.join_token and secrets.compare_digest(token, game.join_token))
+
+    async def visible(
+        self, session: AsyncSession, game_id: str, visitor: Visitor | None, token: str | None
+    ) -> Game:
+        """The game if the visitor may see it; ``game_not_found`` (the same answer) otherwise."""
+        game = await self.load(session, game_id)
+        if not self.may_see(game, visitor, token):
+            raise not_found(game_id)
+        return game
+
+    # --- what subscribers are told ---------------------------------------------------------------
+
+    def state_json(self, game: Game, position: Position, view: Json | None = None) -> Json:
+        """The game's state as events and catch-ups carry it."""
+        return {
+            "status": game.status,
+            "to_move": game.to_move,
+            "ply_count": game.ply_count,
+            "result": game.result_json,
+            "view": self.rules.view(position.rules, position.state) if view is None else view,
+        }
+
+    def live_entry(self, game: Game, position: Position, view: Json | None = None) -> Json:
+        """A game of the live list, with its view for a mini board."""
+        return {
+            "id": game.id,
+            "game": game.slug,
+            "title": position.rules.title,
+            "players": players_json(game),
+            "moves": game.ply_count,
+            "to_move": game.to_move,
+            "last_activity": game.last_activity_at,
+            "version": game.version,
+            "view": self.rules.view(position.rules, position.state) if view is None else view,
+        }
+
+    async def publish(self, game: Game, position: Position, events: Sequence[Json]) -> None:
+        """Tell every subscriber of the game (and the live list) about committed events."""
+        view = self.rules.view(position.rules, position.state)  # once per change
+        state = self.state_json(game, position, view)
+        for event in events:
+            await self.hub.publish(
+                game_channel(game.id),
+                {
+                    "type": "event",
+                    "version": event["version"],
+                    "kind": event["kind"],
+                    "data": event["payload"],
+                    "state": state,
+                },
+            )
+        if not game.public:
+            return
+        if game.status == "active":
+            await self.hub.publish(
+                LIVE_CHANNEL,
+                {"type": "live_update", "game": self.live_entry(game, position, view)},
+            )
+        elif game.status in ("finished", "cancelled"):
+            await self.hub.publish(
+                LIVE_CHANNEL, {"type": "live_end", "id": game.id, "result": game.result_json}
+            )
+
+    # --- writing a game's change --------------------------------------------------------------
+
+    def change(
+        self,
+        game: Game,
+        values: dict[str, Any],
+        kinds: Sequence[tuple[str, Json]],
+        visitor: Visitor | None,
+        msg_id: str | None,
+        move_row: tuple[int, str, int] | None = None,
+        players: tuple[PlayerName, ...] = (),
+    ) -> GameChange:
+        """The writer's change taking ``game`` one version per event further."""
+        base, game_id = game.version, game.id
+        now = values.get("last_activity_at", self.clock.now())
+        events = [
+            {
+                "game_id": game_id,
+                "version": base + i,
+                "kind": kind,
+                "payload": payload,
+                "player_id": visitor.id if visitor and i == 1 else None,
+                "msg_id": msg_id if i == 1 else None,
+                "created_at": now,
+            }
+            for i, (kind, payload) in enumerate(kinds, start=1)
+        ]
+        move = None
+        if move_row is not None:
+            ply, text, seat = move_row
+            move = {
+                "game_id": game_id,
+                "ply": ply,
+                "text": text,
+                "seat": seat,
+                "player_id": visitor.id if visitor else None,
+                "created_at": now,
+            }
+        new_values = {**values, "version": base + len(kinds)}
+        return GameChange(game_id, base, new_values, events, move, players)
+
+    async def commit(
+        self,
+        session: AsyncSession,
+        game: Game,
+        change: GameChange,
+        raced: AppError | None = None,
+    ) -> list[Json]:
+        """Write ``change``, then mirror it on ``game``; the events written. If the game moved on
+        meanwhile: ``raced`` if given, else ``stale_version`` (or ``msg_id_reused`` when the race
+        was with the message id)."""
+        # Give the session's connection back first (detaching, not expiring, the game row): the
+        # write runs on the writer's own connection.
+        await session.close()
+        try:
+            await self.writer.write(change)
+        except Stale:
+            if raced is not None:
+                raise raced from None
+            current = await self.load(session, change.game_id)
+            msg_id = change.events[0]["msg_id"] if change.events else None
+            if current.version == change.base and msg_id is not None:
+                # The version guard passed, so the row refused was the event: this visitor's
+                # message id already names an earlier, different message of this game.
+                raise AppError(
+                    "msg_id_reused",
+                    f"message id {msg_id!r} already named another message in this game",
+                    409,
+                    version=current.version,
+                ) from None
+            raise stale(current.version, change.base) from None
+        # The row now holds exactly these values: mirror them without another SELECT.
+        for key, value in change.values.items():
+            set_committed_value(game, key, value)
+        return change.events
+
+    async def advance(
+        self,
+        session: AsyncSession,
+        game: Game,
+        position: Position,
+        change: GameChange,
+        raced: AppError | None = None,
+    ) -> Position:
+        """Commit a change that keeps the game going (see :meth:`commit`), cache ``position``
+        (the game's after the change) at the new version, publish the events."""
+        events = await self.commit(session, game, change, raced)
+        position = Position(game.version, position.rules, position.state, position.moves)
+        self.remember(game.id, position)
+        await self.publish(game, position, events)
+        return position
+
+    async def finish(
+        self,
+        session: AsyncSession,
+        game: Game,
+        position: Position,
+        result: Result,
+        *,
+        ending: Ending = "finished",
+        before: Sequence[tuple[str, Json]] = (),
+        values: dict[str, Any] | None = None,
+        visitor: Visitor | None = None,
+        msg_id: str | None = None,
+        move_row: tuple[int, str, int] | None = None,
+        now: int | None = None,
+    ) -> list[Json]:
+        """End a game with ``result``: the one place where every game ends.
+
+        Writes the events ``before`` (a move, a resignation), then the ``result`` event, with the
+        row's final values (``values`` plus the ending's) in one change; caches ``position`` (the
+        final one) at the new version; publishes the events, which ends the game on the live list.
+        Stale if the game moved on meanwhile: then nothing is written.
+        """
+        now = self.clock.now() if now is None else now
+        final = {"last_activity_at": now, **(values or {}), **ending_values(result, ending, now)}
+        change = self.change(game, final, [*before, ("result", result)], visitor, msg_id, move_row)
+        await self.advance(session, game, position, change)
+        return change.events

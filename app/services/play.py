@@ -1,0 +1,158 @@
+"""Playing a game: moves, resignation, and the end of games left idle (later: offers, timeouts).
+
+Every message that changes the game (a move, a resignation, the server ending it) is checked
+against the game's ``version`` and takes it one step further per event, so a client that sent a
+move based on an older version is told ``stale_version`` and nothing changes. The version is the
+game's alone: what does not change the game (chat, next) gets its own sequence and never bumps it,
+so a chat line can never make a pending move stale.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.domain.clock import idle_cutoff
+from app.domain.results import abandonment, resignation
+from app.errors import AppError
+from app.models import Game
+from app.repository import reads
+from app.runtime.rules import IllegalMoveError, InvalidMoveError
+from app.services.core import Core, Json, Position, Visitor, stale, to_the_end
+
+
+class PlayService:
+    """Moves, resignations and abandonment; every ending goes through :meth:`Core.finish`."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+
+    @to_the_end
+    async def play(
+        self, visitor: Visitor, game_id: str, text: str, version: int, msg_id: str
+    ) -> Json:
+        """Validate and commit one move, then publish it; the ack the sender gets."""
+        core = self.core
+        async with core.lock(game_id), core.sessions() as session:
+            game = await core.load(session, game_id)
+            # A retried message was committed at its version, so the game has moved past it: only
+            # then can it be a duplicate (this spares the lookup on the common path).
+            if version != game.version or game.status != "active":
+                duplicate = await self._duplicate(session, game_id, visitor, msg_id)
+                if duplicate is not None:
+                    return duplicate
+            seat = self._acting_seat(game, visitor)
+            if version != game.version:
+                raise stale(game.version, version)
+            if game.to_move != seat:
+                raise AppError("not_your_turn", f"it is seat {game.to_move}'s turn, not yours", 409)
+            position = await core.position(session, game)
+            rules = position.rules
+            try:
+                canonical, new_state = await core.rules.check_move(rules, position.state, text)
+            except InvalidMoveError as exc:
+                raise AppError("invalid_move", str(exc), 422) from exc
+            except IllegalMoveError as exc:
+                raise AppError("illegal_move", str(exc), 422) from exc
+            ply = game.ply_count + 1
+            move: tuple[str, Json] = ("move", {"ply": ply, "move": canonical, "seat": seat})
+            values: dict[str, Any] = {
+                "ply_count": ply,
+                "to_move": core.rules.to_move(rules, new_state),
+                "last_activity_at": core.clock.now(),
+            }
+            after = Position(game.version, rules, new_state, (*position.moves, canonical))
+            outcome = core.rules.outcome(rules, new_state)
+            if outcome is not None:
+                await core.finish(
+                    session,
+                    game,
+                    after,
+                    outcome,
+                    before=[move],
+                    values=values,
+                    visitor=visitor,
+                    msg_id=msg_id,
+                    move_row=(ply, canonical, seat),
+                )
+            else:
+                change = core.change(
+                    game, values, [move], visitor, msg_id, move_row=(ply, canonical, seat)
+                )
+                await core.advance(session, game, after, change)
+        return {"version": game.version, "ply": ply, "move": canonical, "duplicate": False}
+
+    @to_the_end
+    async def resign(
+        self, visitor: Visitor, game_id: str, version: int | None, msg_id: str
+    ) -> Json:
+        """The visitor's seat gives up; the other seat wins."""
+        core = self.core
+        async with core.lock(game_id), core.sessions() as session:
+            game = await core.load(session, game_id)
+            duplicate = await self._duplicate(session, game_id, visitor, msg_id)
+            if duplicate is not None:
+                return duplicate
+            seat = self._acting_seat(game, visitor)
+            if version is not None and version != game.version:
+                raise stale(game.version, version)
+            position = await core.position(session, game)
+            colours = core.rules.view(position.rules, position.state)["colours"]
+            await core.finish(
+                session,
+                game,
+                position,
+                resignation(seat, colours),
+                before=[("resign", {"seat": seat})],
+                visitor=visitor,
+                msg_id=msg_id,
+            )
+        return {"version": game.version, "duplicate": False}
+
+    async def abandon_idle(self, now: int | None = None) -> int:
+        """End every game idle for longer than the setting; how many were ended."""
+        core = self.core
+        now = core.clock.now() if now is None else now
+        cutoff = idle_cutoff(now, core.settings.abandon_after)
+        async with core.sessions() as session:
+            idle = [game.id for game in await reads.idle_games(session, cutoff)]
+        ended = 0
+        for game_id in idle:
+            async with core.lock(game_id), core.sessions() as session:
+                game = await core.load(session, game_id)
+                if game.status not in ("waiting", "active") or game.last_activity_at >= cutoff:
+                    continue
+                position = await core.position(session, game)
+                colours = core.rules.view(position.rules, position.state)["colours"]
+                ending, result = abandonment(game.status == "active", game.to_move, colours)
+                try:
+                    await core.finish(session, game, position, result, ending=ending, now=now)
+                except AppError:  # it moved meanwhile (another process): no longer idle
+                    continue
+                ended += 1
+        return ended
+
+    @staticmethod
+    def _acting_seat(game: Game, visitor: Visitor) -> int:
+        seat = game.seat_of(visitor.id)
+        if seat is None:
+            raise AppError("not_a_player", "spectators cannot play or resign in this game", 403)
+        if game.status == "waiting":
+            raise AppError("not_started", "the game waits for its second player", 409)
+        if game.status != "active":
+            raise AppError("game_over", "this game is over", 409)
+        return seat
+
+    @staticmethod
+    async def _duplicate(
+        session: AsyncSession, game_id: str, visitor: Visitor, msg_id: str
+    ) -> Json | None:
+        found = await reads.event_of_message(session, game_id, visitor.id, msg_id)
+        if found is None:
+            return None
+        event, ack = found
+        answer: Json = {"version": ack, "duplicate": True}
+        if event.kind == "move":
+            answer.update(ply=event.payload["ply"], move=event.payload["move"])
+        return answer

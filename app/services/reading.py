@@ -1,0 +1,141 @@
+"""Reading games: snapshots, catch-ups, the steps of a click, records, the open and live lists, and
+the replay of any move list (``POST /api/replay``). Nothing here writes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from app.errors import AppError
+from app.repository import reads
+from app.runtime.hub import game_channel
+from app.runtime.rules import RecordError, title
+from app.services.core import Core, Json, Visitor, players_json
+
+REPLAY_FORMAT = "hexmoot-record/1"
+
+
+class ReadingService:
+    """What players and spectators read about games."""
+
+    def __init__(self, core: Core) -> None:
+        self.core = core
+
+    async def steps(
+        self, game_id: str, prefix: Sequence[str], visitor: Visitor | None, token: str | None
+    ) -> Json:
+        """Which tokens may follow ``prefix`` in the current position."""
+        core = self.core
+        async with core.sessions() as session:
+            game = await core.visible(session, game_id, visitor, token)
+            position = await core.position(session, game)
+        try:
+            steps = await core.rules.steps(position.rules, position.state, prefix)
+        except ValueError as exc:
+            raise AppError("illegal_steps", str(exc), 422) from exc
+        return {"version": game.version, **steps.to_json()}
+
+    async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
+        """Everything a game page needs, at the current version."""
+        core = self.core
+        async with core.sessions() as session:
+            game = await core.visible(session, game_id, visitor, token)
+            position = await core.position(session, game)
+        view = core.rules.view(position.rules, position.state)
+        seat = game.seat_of(visitor.id) if visitor else None
+        return {
+            "version": game.version,
+            "game": {
+                "id": game.id,
+                "game": game.slug,
+                "title": position.rules.title,
+                "options": game.options,
+                "status": game.status,
+                "public": game.public,
+                "imported": game.imported,
+                "players": players_json(game),
+                "colours": view["colours"],
+                "moves": list(position.moves),
+                "to_move": game.to_move,
+                "result": game.result_json,
+                "created_at": game.created_at,
+                "last_activity": game.last_activity_at,
+            },
+            "view": view,
+            "spectators": await core.hub.presence_count(game_channel(game.id)),
+            "you": {"seat": seat, "name": visitor.name if visitor else None},
+        }
+
+    async def catchup(
+        self, game_id: str, since: int, visitor: Visitor | None, token: str | None
+    ) -> Json | None:
+        """The events after ``since`` and the current state, or None when a snapshot is due."""
+        core = self.core
+        async with core.sessions() as session:
+            game = await core.visible(session, game_id, visitor, token)
+            if since > game.version or game.version - since > core.settings.ws_resync_gap:
+                return None
+            events = await reads.events_after(session, game_id, since)
+            position = await core.position(session, game)
+        return {
+            "since": since,
+            "version": game.version,
+            "events": [{"version": e.version, "kind": e.kind, "data": e.payload} for e in events],
+            "state": core.state_json(game, position),
+            "spectators": await core.hub.presence_count(game_channel(game.id)),
+            "you": {
+                "seat": game.seat_of(visitor.id) if visitor else None,
+                "name": visitor.name if visitor else None,
+            },
+        }
+
+    async def seat_of(self, game_id: str, visitor: Visitor) -> int | None:
+        """The visitor's seat in a game, if any."""
+        async with self.core.sessions() as session:
+            game = await self.core.load(session, game_id)
+        return game.seat_of(visitor.id)
+
+    async def record(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
+        """The game's record (``hexmoot-record/1``)."""
+        core = self.core
+        async with core.sessions() as session:
+            game = await core.visible(session, game_id, visitor, token)
+            position = await core.position(session, game)
+        players = [{"seat": p["seat"], "name": p["name"]} for p in players_json(game) if p["name"]]
+        record = core.rules.record(position.rules, position.moves, players)
+        record["result"] = game.result_json  # the stored result, server reasons included
+        return record
+
+    async def open_games(self) -> list[Json]:
+        """Public games waiting for an opponent."""
+        async with self.core.sessions() as session:
+            rows = await reads.open_games(session)
+        return [
+            {
+                "id": g.id,
+                "game": g.slug,
+                "title": title(g.slug),
+                "options": g.options,
+                "players": players_json(g),
+                "created_at": g.created_at,
+                "join_token": g.join_token,
+            }
+            for g in rows
+        ]
+
+    async def live_games(self) -> list[Json]:
+        """Public games in progress, with a view each for a mini board."""
+        core = self.core
+        async with core.sessions() as session:
+            rows = await reads.live_games(session)
+            return [core.live_entry(g, await core.position(session, g)) for g in rows]
+
+    async def replay(self, game: object, options: object, moves: list[str]) -> list[Json]:
+        """The view after every ply of ``moves`` (ply 0 first), for review; ``invalid_record``
+        naming the first bad ply, as for an imported record."""
+        record: dict[str, Any] = {"format": REPLAY_FORMAT, "game": game, "options": options}
+        try:
+            rules = self.core.rules.record_rules(record)
+            return await self.core.rules.views(rules, moves)
+        except RecordError as exc:
+            raise AppError("invalid_record", str(exc), ply=exc.ply) from exc
