@@ -14,6 +14,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 
 import games
+from app.schemas import error_responses
+from app.schemas.responses import ReplayOut, page_error_responses
 from app.templating import templates
 from games.errors import RecordError
 from games.hexgrid import hex_board
@@ -95,7 +97,7 @@ async def lobby(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "lobby.html", context)
 
 
-@router.get("/rules/{slug}", response_class=HTMLResponse)
+@router.get("/rules/{slug}", response_class=HTMLResponse, responses=page_error_responses(404))
 async def rules(request: Request, slug: str) -> HTMLResponse:
     """One game's rules in plain words, with diagrams."""
     if slug not in games.REGISTRY:
@@ -104,7 +106,7 @@ async def rules(request: Request, slug: str) -> HTMLResponse:
     return templates.TemplateResponse(request, f"rules/{slug}.html", context)
 
 
-@router.get("/games/{game_id}", response_class=HTMLResponse)
+@router.get("/games/{game_id}", response_class=HTMLResponse, responses=page_error_responses(404))
 async def game_page(request: Request, game_id: str) -> HTMLResponse:
     """The game page, for players and spectators alike; the socket brings the game itself."""
     if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > 64:
@@ -128,7 +130,11 @@ MAX_REPLAY_PLIES = 2000
 MAX_REPLAY_BYTES = 1 << 20
 
 
-@router.post("/api/replay")
+@router.post(
+    "/api/replay",
+    response_model=ReplayOut,
+    responses=error_responses(422),
+)
 async def replay_views(request: Request) -> JSONResponse:
     """The view after every ply of ``{"game", "options", "moves"}`` (ply 0 first), for review.
 
