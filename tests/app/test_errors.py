@@ -204,3 +204,24 @@ async def test_an_unexpected_failure_is_a_500_without_its_traceback(app: FastAPI
     assert error.code == ErrorCode.INTERNAL_ERROR
     for leak in ("secret", "Traceback", "RuntimeError", "detail"):
         assert leak not in response.text
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # Pydantic notes the odd result it passes on
+async def test_a_stored_result_the_rules_did_not_write_is_answered_not_a_500(
+    clients: ClientFactory,
+) -> None:
+    """An imported record ending by a server reason keeps its result as given (to be normalised on
+    import); the answers that carry it pass it on rather than fail their response model, less any
+    key the protocol does not know."""
+    odd = {"winner": 1, "reason": "resignation", "scores": "lots"}
+    record = {"format": "hexmoot-record/1", "game": "exxit", "options": {}, "moves": []}
+    client = await clients()
+    imported = await client.post(
+        "/api/archive/import", json={**record, "result": {**odd, "note": "dropped"}}
+    )
+    assert imported.status_code == 201, imported.text
+    game_id = imported.json()["id"]
+    listed = (await client.get("/api/archive", params={"limit": 100})).json()["games"]
+    assert [g["result"] for g in listed if g["id"] == game_id] == [odd]
+    snapshot = await client.get(f"/api/games/{game_id}")
+    assert snapshot.status_code == 200 and snapshot.json()["game"]["result"] == odd
