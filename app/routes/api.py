@@ -16,6 +16,7 @@ from app.deps import ServiceDep, VisitorDep
 from app.errors import AppError
 from app.repository import ArchiveFilter
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
+from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
     AckOut,
     ArchiveOut,
@@ -219,6 +220,7 @@ async def archive(
     status_code=201,
     response_model=ImportedOut,
     responses=error_responses(413, 422),
+    openapi_extra=RECORD_BODY,
 )
 async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]:
     """Store an uploaded record (validated by replay) as an imported archived game."""

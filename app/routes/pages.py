@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 
 import games
 from app.schemas import error_responses
+from app.schemas.requests import REPLAY_BODY
 from app.schemas.responses import ReplayOut, page_error_responses
 from app.templating import templates
 from games.errors import RecordError
@@ -134,6 +135,7 @@ MAX_REPLAY_BYTES = 1 << 20
     "/api/replay",
     response_model=ReplayOut,
     responses=error_responses(422),
+    openapi_extra=REPLAY_BODY,
 )
 async def replay_views(request: Request) -> JSONResponse:
     """The view after every ply of ``{"game", "options", "moves"}`` (ply 0 first), for review.

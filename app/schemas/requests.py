@@ -53,9 +53,20 @@ class ResignIn(Strict):
 
 
 class ReplayIn(Strict):
-    """``POST /api/replay``: a game, its options and moves to replay (documentation only: the route
-    reads the raw body, to name the first bad ply as for an imported record)."""
+    """``POST /api/replay``: a game, its options and moves to replay."""
 
     game: StrictStr
     options: dict[str, Any] = Field(default_factory=dict)
     moves: Annotated[list[StrictStr], Field(max_length=2000)]
+
+
+def raw_body(schema: dict[str, Any]) -> dict[str, Any]:
+    """``openapi_extra`` for a route that reads and checks its raw body itself (to name the first
+    bad ply, or to refuse an oversized body before parsing it): the JSON body it expects."""
+    content = {"application/json": {"schema": schema}}
+    return {"requestBody": {"required": True, "content": content}}
+
+
+REPLAY_BODY = raw_body(ReplayIn.model_json_schema())
+#: An imported record has the shape ``GET /games/{id}/record.json`` answers.
+RECORD_BODY = raw_body({"$ref": "#/components/schemas/RecordOut"})

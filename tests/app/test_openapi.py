@@ -82,3 +82,25 @@ async def test_the_document_knows_no_other_error_shape(clients: ClientFactory) -
     # The 503 of the health check is a HealthOut, not an error.
     health = document["paths"]["/healthz"]["get"]["responses"]
     assert _ref(health["503"]) == "#/components/schemas/HealthOut"
+
+
+def _refs(node: object) -> list[str]:
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k == "$ref"] + [
+            r for v in node.values() for r in _refs(v)
+        ]
+    if isinstance(node, list):
+        return [r for v in node for r in _refs(v)]
+    return []
+
+
+async def test_every_reference_resolves_and_raw_bodies_are_described(
+    clients: ClientFactory,
+) -> None:
+    document = await openapi(clients)
+    components = document["components"]["schemas"]
+    for ref in _refs(document):
+        assert ref.startswith("#/components/schemas/") and ref.rsplit("/", 1)[-1] in components
+    for path in ("/api/archive/import", "/api/replay"):
+        body = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+        assert body["schema"], path
