@@ -7,6 +7,8 @@ with their hints, the outcome and the record, validated against the models the s
 from __future__ import annotations
 
 import itertools
+import json
+import re
 import zlib
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -33,6 +35,9 @@ RESULT = TypeAdapter(Result)
 def test_the_exported_schemas_are_up_to_date(name: str) -> None:
     written = (DOCS / name).read_text(encoding="utf-8")
     assert written == render(FILES[name]()), f"run `python -m app.schemas` to update docs/{name}"
+    schema = json.loads(written)
+    for ref in re.findall(r'"\$ref": "([^"]+)"', written):
+        assert ref.startswith("#/$defs/") and ref.rsplit("/", 1)[-1] in schema["$defs"], ref
 
 
 def test_the_view_types_list_the_keys_of_games_view() -> None:
