@@ -1,25 +1,135 @@
-"""One error type for everything a client can get wrong: a stable code, a message, an HTTP status."""
+"""One error type for everything a client can get wrong: a stable code, a message, an HTTP status.
+
+``ErrorCode`` lists every code the server sends, over HTTP and over websockets; ``STATUS`` gives each
+code its one HTTP status (None for the codes only a websocket sends). ``docs/protocol.md`` has the
+same table, and ``tests/app/test_errors.py`` checks that the two agree.
+"""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 
-class AppError(Exception):
-    """A refused request. ``code`` is stable (clients test it); ``message`` is for humans."""
+class ErrorCode(StrEnum):
+    """The stable ``code`` of an error: a snake_case word that clients may test."""
 
-    def __init__(self, code: str, message: str, status: int = 422, **extra: Any) -> None:
+    # malformed input
+    BAD_JSON = "bad_json"
+    BAD_REQUEST = "bad_request"
+    INVALID_REQUEST = "invalid_request"
+    UNKNOWN_TYPE = "unknown_type"
+    BAD_MESSAGE = "bad_message"
+    MESSAGE_TOO_LARGE = "message_too_large"
+    RATE_LIMITED = "rate_limited"
+    TOO_MANY_SOCKETS = "too_many_sockets"
+    # routing
+    NOT_FOUND = "not_found"
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    # identity and lobby
+    BAD_NAME = "bad_name"
+    UNKNOWN_GAME = "unknown_game"
+    BAD_OPTION = "bad_option"
+    GAME_NOT_FOUND = "game_not_found"
+    BAD_TOKEN = "bad_token"
+    ALREADY_SEATED = "already_seated"
+    GAME_FULL = "game_full"
+    # play
+    NOT_A_PLAYER = "not_a_player"
+    NOT_STARTED = "not_started"
+    GAME_OVER = "game_over"
+    NOT_YOUR_TURN = "not_your_turn"
+    STALE_VERSION = "stale_version"
+    MSG_ID_REUSED = "msg_id_reused"
+    INVALID_MOVE = "invalid_move"
+    ILLEGAL_MOVE = "illegal_move"
+    ILLEGAL_STEPS = "illegal_steps"
+    # archive and records
+    BAD_FILTER = "bad_filter"
+    BAD_CURSOR = "bad_cursor"
+    INVALID_RECORD = "invalid_record"
+    UNFINISHED_RECORD = "unfinished_record"
+    RECORD_TOO_LARGE = "record_too_large"
+    # the server's own fault or load
+    RULES_TIMEOUT = "rules_timeout"
+    INTERNAL_ERROR = "internal_error"
+
+
+#: The HTTP status of each code; None for the codes that only a websocket sends.
+STATUS: dict[ErrorCode, int | None] = {
+    ErrorCode.BAD_JSON: 422,
+    ErrorCode.BAD_REQUEST: 400,
+    ErrorCode.INVALID_REQUEST: 422,
+    ErrorCode.UNKNOWN_TYPE: None,
+    ErrorCode.BAD_MESSAGE: None,
+    ErrorCode.MESSAGE_TOO_LARGE: None,
+    ErrorCode.RATE_LIMITED: None,
+    ErrorCode.TOO_MANY_SOCKETS: None,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.BAD_NAME: 422,
+    ErrorCode.UNKNOWN_GAME: 422,
+    ErrorCode.BAD_OPTION: 422,
+    ErrorCode.GAME_NOT_FOUND: 404,
+    ErrorCode.BAD_TOKEN: 403,
+    ErrorCode.ALREADY_SEATED: 409,
+    ErrorCode.GAME_FULL: 409,
+    ErrorCode.NOT_A_PLAYER: 403,
+    ErrorCode.NOT_STARTED: 409,
+    ErrorCode.GAME_OVER: 409,
+    ErrorCode.NOT_YOUR_TURN: 409,
+    ErrorCode.STALE_VERSION: 409,
+    ErrorCode.MSG_ID_REUSED: 409,
+    ErrorCode.INVALID_MOVE: 422,
+    ErrorCode.ILLEGAL_MOVE: 422,
+    ErrorCode.ILLEGAL_STEPS: 422,
+    ErrorCode.BAD_FILTER: 422,
+    ErrorCode.BAD_CURSOR: 422,
+    ErrorCode.INVALID_RECORD: 422,
+    ErrorCode.UNFINISHED_RECORD: 422,
+    ErrorCode.RECORD_TOO_LARGE: 413,
+    ErrorCode.RULES_TIMEOUT: 503,
+    ErrorCode.INTERNAL_ERROR: 500,
+}
+
+#: What an AppError of a websocket-only code would answer if it ever reached HTTP.
+_WEBSOCKET_ONLY_STATUS = 400
+
+
+class AppError(Exception):
+    """A refused request. ``code`` is stable (clients test it); ``message`` is for humans.
+
+    ``code`` is an :class:`ErrorCode` or its text (ValueError if it is no member); ``status`` is the
+    code's documented HTTP status, and an explicit one must agree with it (ValueError otherwise), so
+    ``docs/protocol.md`` stays the truth. Extra keyword arguments become fields of the error.
+
+    >>> AppError("game_full", "both seats are taken").status
+    409
+    >>> AppError("gmae_full", "typo")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'gmae_full' is not a valid ErrorCode
+    """
+
+    def __init__(
+        self, code: ErrorCode | str, message: str, status: int | None = None, **extra: Any
+    ) -> None:
         super().__init__(message)
-        self.code = code
+        self.code = ErrorCode(code)
+        documented = STATUS[self.code]
+        if status is not None and documented is not None and status != documented:
+            raise ValueError(
+                f"{self.code.value!r} is documented as HTTP {documented}, not {status}"
+            )
         self.message = message
-        self.status = status
+        self.status: int = status or documented or _WEBSOCKET_ONLY_STATUS
         self.extra = extra
 
     def to_json(self) -> dict[str, Any]:
         """The ``error`` object of the protocol."""
-        return {"code": self.code, "message": self.message, **self.extra}
+        return {"code": self.code.value, "message": self.message, **self.extra}
 
 
 def not_found(game_id: str) -> AppError:
     """The game does not exist, or the caller may not see it (a private game's existence is secret)."""
-    return AppError("game_not_found", f"there is no game {game_id!r}", 404)
+    return AppError(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}")

@@ -9,16 +9,14 @@ from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from app import web_errors
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
 from app.domain.clock import Clock
-from app.errors import AppError
 from app.identity import Signer
 from app.repository.writer import Writer
 from app.routes import api, health, pages, replay, ws
@@ -76,22 +74,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         GuestMiddleware, signer=Signer(settings.secret_key), secure=settings.cookie_secure
     )
 
-    @app.exception_handler(AppError)
-    async def app_error(_request: Request, exc: AppError) -> JSONResponse:
-        return JSONResponse({"error": exc.to_json()}, status_code=exc.status)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
-        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid", "type": ""}
-        loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
-        field = ".".join(loc) or None
-        if first.get("type") == "json_invalid":
-            error = AppError("bad_json", "the body is not valid JSON")
-        else:
-            where = f"{field}: " if field else ""
-            error = AppError("invalid_request", f"{where}{first.get('msg')}", field=field)
-        return JSONResponse({"error": error.to_json()}, status_code=422)
-
+    web_errors.install(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(health.router)
     app.include_router(api.router)

@@ -15,45 +15,62 @@ from app.deps import ServiceDep, VisitorDep
 from app.errors import AppError
 from app.repository import ArchiveFilter
 from app.runtime.rules import catalogue as game_catalogue
-from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn
+from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
+from app.schemas.requests import RECORD_BODY
+from app.schemas.responses import (
+    AckOut,
+    ArchiveOut,
+    CatalogueOut,
+    CreatedOut,
+    ImportedOut,
+    JoinedOut,
+    LiveOut,
+    MeOut,
+    OpenGamesOut,
+    RecordOut,
+    Snapshot,
+    StepsOut,
+)
 from app.services import installed
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
 
 
-@router.get("/api/me")
+@router.get("/api/me", response_model=MeOut)
 async def me(visitor: VisitorDep, request: Request) -> dict[str, Any]:
     """The visitor's guest identity."""
     return {"id": visitor.id, "name": visitor.name, "named": not visitor.name.startswith("Guest-")}
 
 
-@router.put("/api/me")
+@router.put("/api/me", response_model=MeOut, responses=error_responses(422))
 async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Change the visitor's display name."""
     renamed = await service.rename(visitor.id, body.name)
     return {"id": renamed.id, "name": renamed.name, "named": True}
 
 
-@router.get("/api/catalogue")
+@router.get("/api/catalogue", response_model=CatalogueOut)
 async def catalogue() -> dict[str, Any]:
     """The games installed and their options."""
     return {"games": game_catalogue()}
 
 
-@router.post("/api/games", status_code=201)
+@router.post(
+    "/api/games", status_code=201, response_model=CreatedOut, responses=error_responses(422)
+)
 async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Create a game with the visitor seated."""
     return await service.create(visitor, body.game, body.options, body.seat, body.public)
 
 
-@router.get("/api/games/open")
+@router.get("/api/games/open", response_model=OpenGamesOut)
 async def open_games(service: ServiceDep) -> dict[str, Any]:
     """Public games waiting for an opponent."""
     return {"games": await service.open_games()}
 
 
-@router.get("/api/games/{game_id}")
+@router.get("/api/games/{game_id}", response_model=Snapshot, responses=error_responses(404))
 async def game(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
 ) -> dict[str, Any]:
@@ -61,7 +78,11 @@ async def game(
     return await service.snapshot(game_id, visitor, token)
 
 
-@router.post("/api/games/{game_id}/join")
+@router.post(
+    "/api/games/{game_id}/join",
+    response_model=JoinedOut,
+    responses=error_responses(403, 404, 409, 422),
+)
 async def join(
     game_id: str, body: JoinIn, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
@@ -69,7 +90,12 @@ async def join(
     return await service.join(visitor, game_id, body.token)
 
 
-@router.post("/api/games/{game_id}/moves")
+@router.post(
+    "/api/games/{game_id}/moves",
+    response_model=AckOut,
+    response_model_exclude_unset=True,
+    responses=error_responses(403, 404, 409, 422),
+)
 async def move(
     game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
@@ -77,7 +103,12 @@ async def move(
     return await service.play(visitor, game_id, body.move, body.version, body.msg_id)
 
 
-@router.post("/api/games/{game_id}/resign")
+@router.post(
+    "/api/games/{game_id}/resign",
+    response_model=AckOut,
+    response_model_exclude_unset=True,
+    responses=error_responses(403, 404, 409, 422),
+)
 async def resign(
     game_id: str, body: ResignIn, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
@@ -85,7 +116,9 @@ async def resign(
     return await service.resign(visitor, game_id, body.version, body.msg_id)
 
 
-@router.get("/api/games/{game_id}/steps")
+@router.get(
+    "/api/games/{game_id}/steps", response_model=StepsOut, responses=error_responses(404, 422)
+)
 async def steps(
     game_id: str,
     visitor: VisitorDep,
@@ -97,7 +130,9 @@ async def steps(
     return await service.steps(game_id, prefix or [], visitor, token)
 
 
-@router.get("/games/{game_id}/record.json")
+@router.get(
+    "/games/{game_id}/record.json", response_model=RecordOut, responses=error_responses(404)
+)
 async def record(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
 ) -> JSONResponse:
@@ -109,7 +144,7 @@ async def record(
     )
 
 
-@router.get("/api/live")
+@router.get("/api/live", response_model=LiveOut)
 async def live(service: ServiceDep) -> dict[str, Any]:
     """Public games in progress."""
     return {"games": await service.live_games()}
@@ -148,7 +183,7 @@ def decode_cursor(raw: str) -> tuple[int, str]:
         raise AppError("bad_cursor", f"{raw!r} is not a cursor of this archive") from None
 
 
-@router.get("/api/archive")
+@router.get("/api/archive", response_model=ArchiveOut, responses=error_responses(422))
 async def archive(
     service: ServiceDep,
     game: str | None = None,
@@ -180,7 +215,13 @@ async def archive(
     return {"games": entries, "next_cursor": encode_cursor(last) if last else None}
 
 
-@router.post("/api/archive/import", status_code=201)
+@router.post(
+    "/api/archive/import",
+    status_code=201,
+    response_model=ImportedOut,
+    responses=error_responses(413, 422),
+    openapi_extra=RECORD_BODY,
+)
 async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]:
     """Store an uploaded record (validated by replay) as an imported archived game."""
     length = request.headers.get("content-length")

@@ -8,11 +8,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from app.repository.reads import database_status
+from app.schemas.responses import HealthOut
 
 router = APIRouter()
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=HealthOut, responses={503: {"model": HealthOut}})
 async def healthz(request: Request) -> JSONResponse:
     """200 with the database status when the database answers, else 503."""
     database = await database_status(request.app.state.engine)

@@ -14,6 +14,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
 from app.runtime import rules as rules_runner
+from app.schemas.responses import page_error_responses
 from app.templating import templates
 
 router = APIRouter()
@@ -32,7 +33,7 @@ async def lobby(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "lobby.html", context)
 
 
-@router.get("/rules/{slug}", response_class=HTMLResponse)
+@router.get("/rules/{slug}", response_class=HTMLResponse, responses=page_error_responses(404))
 async def rules(request: Request, slug: str) -> HTMLResponse:
     """One game's rules in plain words, with diagrams."""
     info = rules_runner.game_info(slug)
@@ -42,7 +43,7 @@ async def rules(request: Request, slug: str) -> HTMLResponse:
     return templates.TemplateResponse(request, f"rules/{slug}.html", context)
 
 
-@router.get("/games/{game_id}", response_class=HTMLResponse)
+@router.get("/games/{game_id}", response_class=HTMLResponse, responses=page_error_responses(404))
 async def game_page(request: Request, game_id: str) -> HTMLResponse:
     """The game page, for players and spectators alike; the socket brings the game itself."""
     if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > 64:

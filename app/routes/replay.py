@@ -13,6 +13,9 @@ from fastapi import APIRouter, Request
 
 from app.deps import ServiceDep
 from app.errors import AppError
+from app.schemas import error_responses
+from app.schemas.requests import REPLAY_BODY
+from app.schemas.responses import ReplayOut
 
 router = APIRouter()
 
@@ -20,7 +23,12 @@ MAX_REPLAY_PLIES = 2000
 MAX_REPLAY_BYTES = 1 << 20
 
 
-@router.post("/api/replay")
+@router.post(
+    "/api/replay",
+    response_model=ReplayOut,
+    responses=error_responses(422),
+    openapi_extra=REPLAY_BODY,
+)
 async def replay_views(request: Request, service: ServiceDep) -> dict[str, Any]:
     """The view after every ply of ``{"game", "options", "moves"}`` (ply 0 first), for review."""
     raw = await request.body()

@@ -19,10 +19,17 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from app.config import Settings
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from app.identity import default_name
 from app.runtime.hub import LIVE_CHANNEL, Hub, Subscription, encode, game_channel
-from app.schemas import WS_MESSAGES, Strict, WsMove, WsResign, WsSteps
+from app.schemas.messages import (
+    CLIENT_MESSAGE,
+    ClientMessage,
+    MoveMsg,
+    PingMsg,
+    ResignMsg,
+    StepsMsg,
+)
 from app.services import GameService, Visitor
 
 router = APIRouter()
@@ -62,8 +69,8 @@ class Socket:
         with contextlib.suppress(Exception):
             await self.ws.close(code)
 
-    async def receive(self) -> tuple[str, dict[str, Any]] | None:
-        """The next valid message as (type, fields); None when the socket is done.
+    async def receive(self) -> ClientMessage | None:
+        """The next valid message, parsed once; None when the socket is done.
 
         Bad input is answered with an error here and skipped.
         """
@@ -85,13 +92,13 @@ class Socket:
             limit = self.settings.ws_max_message_bytes
             if len(text) > limit or len(text.encode()) > limit:
                 await self.error(
-                    AppError("message_too_large", f"a message may not exceed {limit} bytes")
+                    AppError(ErrorCode.MESSAGE_TOO_LARGE, f"a message may not exceed {limit} bytes")
                 )
                 continue
             if self._rate_limited():
                 await self.error(
                     AppError(
-                        "rate_limited",
+                        ErrorCode.RATE_LIMITED,
                         f"more than {self.settings.ws_rate_messages} messages in "
                         f"{self.settings.ws_rate_window:g} s",
                     )
@@ -100,27 +107,16 @@ class Socket:
             try:
                 message = json.loads(text)
             except ValueError:
-                await self.error(AppError("bad_json", "the message is not JSON"))
+                await self.error(AppError(ErrorCode.BAD_JSON, "the message is not JSON"))
                 continue
             if not isinstance(message, dict):
-                await self.error(AppError("bad_json", "a message must be a JSON object"))
-                continue
-            msg_id = message.get("msg_id") if isinstance(message.get("msg_id"), str) else None
-            kind = message.get("type")
-            model = WS_MESSAGES.get(kind) if isinstance(kind, str) else None
-            if model is None:
-                await self.error(AppError("unknown_type", f"unknown message type {kind!r}"), msg_id)
+                await self.error(AppError(ErrorCode.BAD_JSON, "a message must be a JSON object"))
                 continue
             try:
-                parsed: Strict = model.model_validate(message)
+                return CLIENT_MESSAGE.validate_python(message)
             except ValidationError as exc:
-                first = exc.errors()[0]
-                field = ".".join(str(p) for p in first["loc"])
-                await self.error(
-                    AppError("bad_message", f"{field}: {first['msg']}", field=field), msg_id
-                )
-                continue
-            return str(kind), parsed.model_dump()
+                msg_id = message.get("msg_id")
+                await self.error(_refusal(exc, message.get("type")), _text_or_none(msg_id))
 
     def _rate_limited(self) -> bool:
         now = time.monotonic()
@@ -131,6 +127,20 @@ class Socket:
             return True
         self._recent.append(now)
         return False
+
+
+def _refusal(exc: ValidationError, kind: object) -> AppError:
+    """The error for a message the union refused: its ``type`` is unknown, or a field is bad."""
+    first = exc.errors()[0]
+    if first["type"] in ("union_tag_not_found", "union_tag_invalid"):
+        return AppError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}")
+    # The location starts with the tag that chose the model: ("move", "version").
+    field = ".".join(str(p) for p in first["loc"][1:])
+    return AppError(ErrorCode.BAD_MESSAGE, f"{field}: {first['msg']}", field=field)
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 async def _forward(socket: Socket, subscription: Subscription) -> None:
@@ -175,7 +185,7 @@ async def _with_socket_quota(
     if counts[guest_id] >= settings.ws_max_sockets_per_visitor:
         await socket.error(
             AppError(
-                "too_many_sockets",
+                ErrorCode.TOO_MANY_SOCKETS,
                 f"at most {settings.ws_max_sockets_per_visitor} sockets per visitor",
             )
         )
@@ -248,28 +258,26 @@ async def _game_reader(
     socket: Socket, service: GameService, game_id: str, visitor: Visitor, token: str | None
 ) -> None:
     while True:
-        received = await socket.receive()
-        if received is None:
+        message = await socket.receive()
+        if message is None:
             return
-        kind, fields = received
-        msg_id = fields.get("msg_id")
         try:
-            if kind == "ping":
-                await socket.send({"type": "pong"})
-            elif kind == "move":
-                move = WsMove.model_validate(fields)
-                ack = await service.play(visitor, game_id, move.move, move.version, move.msg_id)
-                await socket.send(_ack(msg_id, ack))
-            elif kind == "resign":
-                resign = WsResign.model_validate(fields)
-                ack = await service.resign(visitor, game_id, resign.version, resign.msg_id)
-                await socket.send(_ack(msg_id, ack))
-            elif kind == "steps":
-                steps = WsSteps.model_validate(fields)
-                answer = await service.steps(game_id, steps.prefix, visitor, token)
-                await socket.send({"type": "steps", "msg_id": msg_id, **answer})
+            match message:
+                case PingMsg():
+                    await socket.send({"type": "pong"})
+                case MoveMsg():
+                    ack = await service.play(
+                        visitor, game_id, message.move, message.version, message.msg_id
+                    )
+                    await socket.send(_ack(message.msg_id, ack))
+                case ResignMsg():
+                    ack = await service.resign(visitor, game_id, message.version, message.msg_id)
+                    await socket.send(_ack(message.msg_id, ack))
+                case StepsMsg():
+                    answer = await service.steps(game_id, message.prefix, visitor, token)
+                    await socket.send({"type": "steps", "msg_id": message.msg_id, **answer})
         except AppError as exc:
-            await socket.error(exc, msg_id)
+            await socket.error(exc, message.msg_id)
 
 
 def _ack(msg_id: str | None, ack: dict[str, Any]) -> dict[str, Any]:
@@ -297,11 +305,12 @@ async def live_socket(websocket: WebSocket) -> None:
 
 async def _live_reader(socket: Socket) -> None:
     while True:
-        received = await socket.receive()
-        if received is None:
+        message = await socket.receive()
+        if message is None:
             return
-        kind, _fields = received
-        if kind == "ping":
+        if isinstance(message, PingMsg):
             await socket.send({"type": "pong"})
         else:
-            await socket.error(AppError("unknown_type", f"the live socket takes no {kind!r}"))
+            await socket.error(
+                AppError(ErrorCode.UNKNOWN_TYPE, f"the live socket takes no {message.type!r}")
+            )

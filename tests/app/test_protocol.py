@@ -23,6 +23,7 @@ from app.db import make_engine, make_sessionmaker
 from app.domain.clock import FakeClock
 from app.main import create_app
 from app.runtime.hub import game_channel
+from app.schemas import SERVER_MESSAGE
 from games.record import replay
 from tests.app.conftest import make_settings
 from tests.support.databases import fresh_database
@@ -68,6 +69,12 @@ async def start_game(
     joined = await bo.http.post(f"/api/games/{body['id']}/join", json={"token": body["join_token"]})
     assert joined.status_code == 200, joined.text
     return body
+
+
+def assert_documented(messages: list[dict[str, Any]]) -> None:
+    """Every message fits its model in ``app.schemas`` (the models docs/protocol.md shows)."""
+    for message in messages:
+        SERVER_MESSAGE.validate_python(message)
 
 
 async def play_move(socket: GameSocket, text: str, version: int, msg_id: str) -> dict[str, Any]:
@@ -126,6 +133,8 @@ async def test_two_players_and_two_spectators_play_a_whole_game(
         final = replay(record)
         assert picker.rules.outcome(final) == outcome
         assert record["result"] == outcome.to_json()
+        for socket in sockets.values():
+            assert_documented(socket.log)
     finally:
         for visitor in (ann, bo, carl, dee):
             await visitor.close()
@@ -242,6 +251,8 @@ async def test_bad_inputs_get_precise_errors_and_change_nothing(
         )
         assert full.json()["error"]["code"] == "game_full"
         assert await rows_of(sessions, game_id) == after
+        for socket in (a, b, c):
+            assert_documented(socket.log)
     finally:
         for visitor in (ann, bo, carl):
             await visitor.close()
@@ -349,6 +360,7 @@ async def test_spectator_count_and_the_live_channel(server: LiveServer) -> None:
         async with websockets.connect(server.ws_url + "/ws/live") as live:
             listing = json.loads(await live.recv())
             assert listing["type"] == "live"
+            assert_documented([listing])
             body = await start_game(ann, bo, slug, options)
             game_id = body["id"]
             started = json.loads(await live.recv())
@@ -377,6 +389,11 @@ async def test_spectator_count_and_the_live_channel(server: LiveServer) -> None:
                 if update["type"] == "live_end" and update["id"] == game_id:
                     break
             assert update["result"]["reason"] == "resignation"
+            assert_documented([started, update])
+            await live.send(json.dumps({"type": "move", "move": "a1", "version": 1, "msg_id": "x"}))
+            refused = json.loads(await live.recv())
+            assert refused["code"] == "unknown_type" and "live socket" in refused["message"]
+            assert_documented([refused])
     finally:
         for visitor in (ann, bo, carl):
             await visitor.close()

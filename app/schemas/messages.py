@@ -1,0 +1,223 @@
+"""Websocket messages, both ways, as two unions told apart by ``type``.
+
+``CLIENT_MESSAGE`` parses what a client sends, once, in ``app.routes.ws``. The server's messages are
+modelled for the documentation and the tests only: they are built as dicts and encoded once per
+broadcast, and validating each one on that path would cost every spectator's time.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StrictInt, StrictStr, TypeAdapter
+
+from app.errors import ErrorCode
+from app.schemas.requests import MoveText, MsgId, Strict
+from app.schemas.responses import (
+    GameStatus,
+    LiveEntry,
+    Out,
+    Snapshot,
+    StepsOut,
+    StoredResult,
+    You,
+)
+from app.schemas.view import Result, Seat, View
+
+Token = Annotated[StrictStr, Field(max_length=40)]
+
+# --- client -> server ------------------------------------------------------------------------------
+
+
+class MoveMsg(Strict):
+    """Play ``move`` on the position at ``version``; ``msg_id`` names it for retries."""
+
+    type: Literal["move"]
+    move: MoveText
+    version: StrictInt
+    msg_id: MsgId
+
+
+class ResignMsg(Strict):
+    """Give up (``version``, when given, must be the game's)."""
+
+    type: Literal["resign"]
+    version: StrictInt | None = None
+    msg_id: MsgId
+
+
+class StepsMsg(Strict):
+    """Which tokens may follow the ones clicked so far."""
+
+    type: Literal["steps"]
+    prefix: Annotated[list[Token], Field(max_length=64)]
+    msg_id: MsgId | None = None
+
+
+class PingMsg(Strict):
+    """Keep the socket alive; answered by ``pong``."""
+
+    type: Literal["ping"]
+    msg_id: MsgId | None = None
+
+
+ClientMessage = Annotated[MoveMsg | ResignMsg | StepsMsg | PingMsg, Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+# --- server -> client ------------------------------------------------------------------------------
+
+
+class GameState(Out):
+    """The game right after an event."""
+
+    status: GameStatus
+    to_move: Seat | None
+    ply_count: int
+    result: StoredResult
+    view: View
+
+
+class SeatData(Out):
+    """``create`` and ``join``: the seat taken and its player's name."""
+
+    seat: Seat
+    name: str
+
+
+class MoveData(Out):
+    """``move``: the ply, its canonical text and the seat that played it."""
+
+    ply: int
+    move: str
+    seat: Seat
+
+
+class ResignData(Out):
+    """``resign``: the seat that gave up."""
+
+    seat: Seat
+
+
+class ImportData(Out):
+    """``import``: version 1 of an imported game carries nothing."""
+
+
+EventKind = Literal["create", "import", "join", "move", "resign", "result"]
+EventData = SeatData | MoveData | ResignData | ImportData | Result
+
+
+class EventEntry(Out):
+    """One past event, as ``catchup`` lists them."""
+
+    version: int
+    kind: EventKind
+    data: EventData
+
+
+class SnapshotMsg(Snapshot):
+    """Sent first on connect, and on a reconnect whose gap is too large."""
+
+    type: Literal["snapshot"]
+
+
+class CatchupMsg(Out):
+    """Sent on a reconnect with ``since``: the events missed and the state now."""
+
+    type: Literal["catchup"]
+    since: int
+    version: int
+    events: list[EventEntry]
+    state: GameState
+    spectators: int
+    you: You
+
+
+class EventMsg(Out):
+    """A committed event, to every socket of the game."""
+
+    type: Literal["event"]
+    version: int
+    kind: EventKind
+    data: EventData
+    state: GameState
+
+
+class AckMsg(Out):
+    """A ``move`` or ``resign`` committed (or recognised as a retry)."""
+
+    type: Literal["ack"]
+    msg_id: str
+    version: int
+    duplicate: bool
+
+
+class StepsAnswerMsg(StepsOut):
+    """The answer to ``steps``."""
+
+    type: Literal["steps"]
+    msg_id: str | None
+
+
+class ErrorMsg(Out):
+    """A refusal; it changes nothing."""
+
+    type: Literal["error"]
+    code: ErrorCode
+    message: str
+    msg_id: str | None = Field(None, description="the refused message's msg_id, if it had one")
+    field: str | None = None
+    version: int | None = None
+    ply: int | None = None
+
+
+class PongMsg(Out):
+    """The answer to ``ping``."""
+
+    type: Literal["pong"]
+
+
+class SpectatorsMsg(Out):
+    """The number of spectators changed."""
+
+    type: Literal["spectators"]
+    count: int
+
+
+class LiveMsg(Out):
+    """Sent first on ``/ws/live``: the public games in progress."""
+
+    type: Literal["live"]
+    games: list[LiveEntry]
+
+
+class LiveUpdateMsg(Out):
+    """A public game started or moved."""
+
+    type: Literal["live_update"]
+    game: LiveEntry
+
+
+class LiveEndMsg(Out):
+    """A public game ended (or was cancelled before it started)."""
+
+    type: Literal["live_end"]
+    id: str
+    result: StoredResult
+
+
+ServerMessage = Annotated[
+    SnapshotMsg
+    | CatchupMsg
+    | EventMsg
+    | AckMsg
+    | StepsAnswerMsg
+    | ErrorMsg
+    | PongMsg
+    | SpectatorsMsg
+    | LiveMsg
+    | LiveUpdateMsg
+    | LiveEndMsg,
+    Field(discriminator="type"),
+]
+SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -1,0 +1,72 @@
+"""HTTP request bodies (Pydantic v2): unknown fields are refused, so a typo is an error."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+MsgId = Annotated[StrictStr, Field(min_length=1, max_length=64)]
+MoveText = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+
+
+class Strict(BaseModel):
+    """Unknown fields are refused, so a typo is an error rather than silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NameIn(Strict):
+    """``PUT /api/me``: the new display name (checked by ``app.identity.validate_name``)."""
+
+    name: Any
+
+
+class CreateIn(Strict):
+    """``POST /api/games``: which game, its options, the creator's seat and visibility."""
+
+    game: StrictStr
+    options: dict[str, Any] = Field(default_factory=dict)
+    seat: Any = Field("random", description='1, 2 or "random"')
+    public: bool = True
+
+
+class JoinIn(Strict):
+    """``POST /api/games/{id}/join``: the join token of the invitation."""
+
+    token: Any = None
+
+
+class MoveIn(Strict):
+    """``POST /api/games/{id}/moves``: the HTTP twin of the websocket ``move``."""
+
+    move: MoveText
+    version: StrictInt
+    msg_id: MsgId
+
+
+class ResignIn(Strict):
+    """``POST /api/games/{id}/resign``: the HTTP twin of the websocket ``resign``."""
+
+    version: StrictInt | None = None
+    msg_id: MsgId
+
+
+class ReplayIn(Strict):
+    """``POST /api/replay``: a game, its options and moves to replay."""
+
+    game: StrictStr
+    options: dict[str, Any] = Field(default_factory=dict)
+    moves: Annotated[list[StrictStr], Field(max_length=2000)]
+
+
+def raw_body(schema: dict[str, Any]) -> dict[str, Any]:
+    """``openapi_extra`` for a route that reads and checks its raw body itself (to name the first
+    bad ply, or to refuse an oversized body before parsing it): the JSON body it expects."""
+    content = {"application/json": {"schema": schema}}
+    return {"requestBody": {"required": True, "content": content}}
+
+
+REPLAY_BODY = raw_body(ReplayIn.model_json_schema())
+#: An imported record has the shape ``GET /games/{id}/record.json`` answers.
+RECORD_BODY = raw_body({"$ref": "#/components/schemas/RecordOut"})

@@ -1,0 +1,295 @@
+"""What the server answers over HTTP, and the pieces its websocket messages share.
+
+The routes name these as ``response_model``, so ``/openapi.json`` shows each answer; FastAPI checks
+every HTTP answer against its model. Every model is exact (unknown keys are refused), so a key the
+server starts sending without documenting it fails the tests rather than reaching clients unseen.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+
+from app.errors import ErrorCode
+from app.schemas.view import Colours, Hint, Result, Seat, View
+
+GameStatus = Literal["waiting", "active", "finished", "cancelled"]
+OptionValue = int | str
+#: A result read back from the database. Not checked when answering: an imported record's result
+#: with a server reason is stored as the record gave it, and must not turn a listing into a 500.
+StoredResult = Annotated[Result | None, SkipValidation]
+
+
+class Out(BaseModel):
+    """An exact object of the protocol: no key beyond those documented."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- errors ----------------------------------------------------------------------------------------
+
+
+class ErrorBody(Out):
+    """An error: a stable ``code``, a human ``message``, and the fields some codes add."""
+
+    code: ErrorCode
+    message: str
+    field: str | None = Field(None, description="the bad field or parameter, when one is at fault")
+    version: int | None = Field(None, description="the game's current version (stale_version, ...)")
+    ply: int | None = Field(None, description="the first bad ply of a record, or null")
+
+
+class ErrorOut(Out):
+    """Every HTTP error: ``{"error": {"code", "message", ...}}``."""
+
+    error: ErrorBody
+
+
+# --- identity and catalogue ------------------------------------------------------------------------
+
+
+class MeOut(Out):
+    """The visitor's guest identity."""
+
+    id: str
+    name: str
+    named: bool = Field(description="false while the name is still the default Guest-xxxx")
+
+
+class OptionOut(Out):
+    """One option of a game, as the new-game form offers it."""
+
+    name: str
+    default: OptionValue
+    choices: list[OptionValue]
+    description: str
+
+
+class CatalogueGame(Out):
+    """One installed game."""
+
+    slug: str
+    title: str
+    summary: str
+    options: list[OptionOut]
+    notation: list[str] = Field(description="example move texts, one of each kind")
+
+
+class CatalogueOut(Out):
+    """The installed games, in the order the site presents them."""
+
+    games: list[CatalogueGame]
+
+
+# --- games -----------------------------------------------------------------------------------------
+
+
+class Player(Out):
+    """A seat and the name it was taken with (null while empty)."""
+
+    seat: Seat
+    name: str | None
+
+
+class RecordPlayer(Out):
+    """A seat of a record and its player's name."""
+
+    seat: Seat
+    name: str
+
+
+class You(Out):
+    """Who the socket or request belongs to: a seat, or null for a spectator."""
+
+    seat: Seat | None
+    name: str | None
+
+
+class CreatedOut(Out):
+    """A new game; only its creator gets the join token."""
+
+    id: str
+    seat: Seat
+    join_token: str
+    invite_url: str
+    url: str
+    ws_url: str
+    version: int
+
+
+class JoinedOut(Out):
+    """The seat taken and the game's new version."""
+
+    id: str
+    seat: Seat
+    version: int
+
+
+class GameSummary(Out):
+    """A game's metadata and moves, as a snapshot carries them."""
+
+    id: str
+    game: str
+    title: str
+    options: dict[str, OptionValue]
+    status: GameStatus
+    public: bool
+    imported: bool
+    players: list[Player]
+    colours: Colours
+    moves: list[str]
+    to_move: Seat | None
+    result: StoredResult
+    created_at: int
+    last_activity: int
+
+
+class Snapshot(Out):
+    """Everything a game page needs at one version."""
+
+    version: int
+    game: GameSummary
+    view: View
+    spectators: int
+    you: You
+
+
+class AckOut(Out):
+    """A committed move or resignation (``ply`` and ``move`` only for a move)."""
+
+    version: int
+    duplicate: bool
+    ply: int | None = None
+    move: str | None = None
+
+
+class StepsOut(Out):
+    """The legal continuations of a clicked prefix."""
+
+    version: int
+    prefix: list[str]
+    next: list[str]
+    complete: bool
+    move: str | None
+    hints: dict[str, Hint]
+
+
+class RecordOut(Out):
+    """A game's record, ``hexmoot-record/1``: replaying ``moves`` gives the position."""
+
+    format: Literal["hexmoot-record/1"]
+    game: str
+    options: dict[str, OptionValue]
+    players: list[RecordPlayer]
+    moves: list[str]
+    result: StoredResult
+
+
+class ReplayOut(Out):
+    """The view before any move, then after each ply."""
+
+    views: list[View]
+
+
+# --- listings --------------------------------------------------------------------------------------
+
+
+class OpenGame(Out):
+    """A public game waiting for an opponent; its join token is public too."""
+
+    id: str
+    game: str
+    title: str
+    options: dict[str, OptionValue]
+    players: list[Player]
+    created_at: int
+    join_token: str | None
+
+
+class OpenGamesOut(Out):
+    """Public games waiting for an opponent, newest first."""
+
+    games: list[OpenGame]
+
+
+class LiveEntry(Out):
+    """A public game in progress, with a view for a mini board."""
+
+    id: str
+    game: str
+    title: str
+    players: list[Player]
+    moves: int
+    to_move: Seat | None
+    last_activity: int
+    version: int
+    view: View
+
+
+class LiveOut(Out):
+    """Public games in progress, most recently active first."""
+
+    games: list[LiveEntry]
+
+
+class ArchiveEntry(Out):
+    """A finished public game."""
+
+    id: str
+    game: str
+    title: str
+    options: dict[str, OptionValue]
+    players: list[Player]
+    moves: int
+    result: StoredResult
+    finished_at: int | None
+    imported: bool
+
+
+class ArchiveOut(Out):
+    """One page of the archive; ``next_cursor`` is null on the last page."""
+
+    games: list[ArchiveEntry]
+    next_cursor: str | None
+
+
+class ImportedOut(Out):
+    """An imported record's new game."""
+
+    id: str
+    url: str
+
+
+# --- health ----------------------------------------------------------------------------------------
+
+
+class DatabaseStatus(Out):
+    """Whether the database answered, its backend, and its migration revision or the error."""
+
+    ok: bool
+    backend: str
+    revision: str | None = None
+    error: str | None = None
+
+
+class HealthOut(Out):
+    """``ok`` with status 200, ``degraded`` with status 503."""
+
+    status: Literal["ok", "degraded"]
+    database: DatabaseStatus
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route that answers these error statuses, all in the one shape."""
+    return {status: {"model": ErrorOut} for status in statuses}
+
+
+def page_error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The same for an HTML page, whose errors are JSON all the same (FastAPI would otherwise file
+    them under the page's ``text/html``)."""
+    schema = {"$ref": "#/components/schemas/ErrorOut"}
+    return {
+        status: {"description": "Error", "content": {"application/json": {"schema": schema}}}
+        for status in statuses
+    }

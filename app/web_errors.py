@@ -1,0 +1,104 @@
+"""Every HTTP error in the one shape ``{"error": {"code", "message", ...}}``: ``install(app)``.
+
+The handlers cover the app's own refusals (``AppError``), the framework's request validation (422),
+its routing errors (404 unknown path, 405 wrong method, 400) and anything unexpected (500, with no
+traceback and no detail leaked). The OpenAPI document is made to say the same: the framework's
+``{"detail": ...}`` 422 is removed, and each route lists its error statuses itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException
+
+from app.errors import AppError, ErrorCode
+
+_HTTP_CODES = {
+    400: ErrorCode.BAD_REQUEST,
+    404: ErrorCode.NOT_FOUND,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
+}
+_FRAMEWORK_422 = "#/components/schemas/HTTPValidationError"
+
+
+def error_response(error: AppError, headers: dict[str, str] | None = None) -> JSONResponse:
+    """The HTTP answer for ``error``."""
+    return JSONResponse({"error": error.to_json()}, status_code=error.status, headers=headers)
+
+
+async def app_error(_request: Request, exc: Exception) -> Response:
+    """A refusal of the app: its code, message and status."""
+    assert isinstance(exc, AppError)
+    return error_response(exc)
+
+
+async def invalid_request(_request: Request, exc: Exception) -> Response:
+    """The framework's validation of a body or parameter: ``bad_json`` or ``invalid_request``."""
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    first = errors[0] if errors else {"loc": (), "msg": "invalid", "type": ""}
+    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    field = ".".join(loc) or None
+    if first.get("type") == "json_invalid":
+        return error_response(AppError(ErrorCode.BAD_JSON, "the body is not valid JSON"))
+    where = f"{field}: " if field else ""
+    message = f"{where}{first.get('msg')}"
+    return error_response(AppError(ErrorCode.INVALID_REQUEST, message, field=field))
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """A routing error of the framework (unknown path, wrong method, ...) in the one shape."""
+    assert isinstance(exc, HTTPException)
+    status = exc.status_code
+    code = _HTTP_CODES.get(status)
+    if code is None:
+        code = ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.BAD_REQUEST
+    if status == 404 and exc.detail == "Not Found":
+        message = f"there is nothing at {request.url.path}"
+    elif status == 405:
+        message = f"{request.url.path} does not take {request.method}"
+    else:
+        message = str(exc.detail)
+    body = {"error": {"code": code.value, "message": message}}
+    return JSONResponse(body, status_code=status, headers=exc.headers)
+
+
+async def unexpected(_request: Request, exc: Exception) -> Response:
+    """A bug: 500 with a generic message. The server still logs the traceback (Starlette re-raises
+    the exception once this answer is sent); the client never sees it."""
+    error = AppError(ErrorCode.INTERNAL_ERROR, "the server failed to answer this request")
+    return error_response(error)
+
+
+def _documented_errors(schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI document without the framework's ``{"detail": ...}`` 422 answers."""
+    for operations in schema.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.get("responses", {})
+            answer = responses.get("422", {}).get("content", {}).get("application/json", {})
+            if answer.get("schema", {}).get("$ref") == _FRAMEWORK_422:
+                del responses["422"]
+    components = schema.get("components", {}).get("schemas", {})
+    components.pop("HTTPValidationError", None)
+    components.pop("ValidationError", None)
+    return schema
+
+
+def install(app: FastAPI) -> None:
+    """Register the error handlers on ``app`` and make its OpenAPI document show the one shape."""
+    app.add_exception_handler(AppError, app_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(Exception, unexpected)
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = _documented_errors(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

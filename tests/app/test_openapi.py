@@ -1,0 +1,106 @@
+"""``/openapi.json`` shows what every JSON route answers, and its errors in the one shape only."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.schemas import ErrorOut
+from tests.app.conftest import ClientFactory
+
+ERROR = "#/components/schemas/ErrorOut"
+#: Each JSON route: its success status and model, and the error statuses it can answer.
+EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
+    ("get", "/healthz"): (200, "HealthOut", set()),
+    ("get", "/api/me"): (200, "MeOut", set()),
+    ("put", "/api/me"): (200, "MeOut", {422}),
+    ("get", "/api/catalogue"): (200, "CatalogueOut", set()),
+    ("post", "/api/games"): (201, "CreatedOut", {422}),
+    ("get", "/api/games/open"): (200, "OpenGamesOut", set()),
+    ("get", "/api/games/{game_id}"): (200, "Snapshot", {404}),
+    ("post", "/api/games/{game_id}/join"): (200, "JoinedOut", {403, 404, 409, 422}),
+    ("post", "/api/games/{game_id}/moves"): (200, "AckOut", {403, 404, 409, 422}),
+    ("post", "/api/games/{game_id}/resign"): (200, "AckOut", {403, 404, 409, 422}),
+    ("get", "/api/games/{game_id}/steps"): (200, "StepsOut", {404, 422}),
+    ("get", "/games/{game_id}/record.json"): (200, "RecordOut", {404}),
+    ("get", "/api/live"): (200, "LiveOut", set()),
+    ("get", "/api/archive"): (200, "ArchiveOut", {422}),
+    ("post", "/api/archive/import"): (201, "ImportedOut", {413, 422}),
+    ("post", "/api/replay"): (200, "ReplayOut", {422}),
+}
+HTML_PAGES = {"/", "/rules/{slug}", "/games/{game_id}", "/live", "/archive"}
+
+
+async def openapi(clients: ClientFactory) -> dict[str, Any]:
+    client = await clients()
+    response = await client.get("/openapi.json")
+    assert response.status_code == 200
+    document: dict[str, Any] = response.json()
+    return document
+
+
+def _ref(answer: dict[str, Any]) -> str | None:
+    schema = answer.get("content", {}).get("application/json", {}).get("schema", {})
+    ref: str | None = schema.get("$ref")
+    return ref
+
+
+async def test_every_json_route_names_its_answer_and_its_errors(clients: ClientFactory) -> None:
+    document = await openapi(clients)
+    seen = {}
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            answers = operation["responses"]
+            if path in HTML_PAGES:
+                assert "text/html" in answers["200"]["content"], path
+                errors = {int(s) for s in answers if int(s) >= 400}
+                assert all(_ref(answers[str(s)]) == ERROR for s in errors), path
+                continue
+            success = {int(s) for s in answers if int(s) < 400}
+            assert len(success) == 1, (method, path, answers)
+            status = success.pop()
+            model = (_ref(answers[str(status)]) or "").rsplit("/", 1)[-1]
+            errors = {int(s) for s, a in answers.items() if _ref(a) == ERROR}
+            seen[(method, path)] = (status, model, errors)
+    assert seen == EXPECTED
+
+
+async def test_the_document_knows_no_other_error_shape(clients: ClientFactory) -> None:
+    document = await openapi(clients)
+    text = json.dumps(document)
+    assert "HTTPValidationError" not in text
+    assert '"detail"' not in text
+    schema = document["components"]["schemas"]["ErrorOut"]
+    assert schema["required"] == ["error"]
+    assert set(ErrorOut.model_json_schema()["$defs"]["ErrorBody"]["properties"]) == {
+        "code",
+        "message",
+        "field",
+        "version",
+        "ply",
+    }
+    # The 503 of the health check is a HealthOut, not an error.
+    health = document["paths"]["/healthz"]["get"]["responses"]
+    assert _ref(health["503"]) == "#/components/schemas/HealthOut"
+
+
+def _refs(node: object) -> list[str]:
+    if isinstance(node, dict):
+        return [v for k, v in node.items() if k == "$ref"] + [
+            r for v in node.values() for r in _refs(v)
+        ]
+    if isinstance(node, list):
+        return [r for v in node for r in _refs(v)]
+    return []
+
+
+async def test_every_reference_resolves_and_raw_bodies_are_described(
+    clients: ClientFactory,
+) -> None:
+    document = await openapi(clients)
+    components = document["components"]["schemas"]
+    for ref in _refs(document):
+        assert ref.startswith("#/components/schemas/") and ref.rsplit("/", 1)[-1] in components
+    for path in ("/api/archive/import", "/api/replay"):
+        body = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]
+        assert body["schema"], path
