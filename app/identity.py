@@ -7,7 +7,7 @@ import secrets
 
 from itsdangerous import BadSignature, URLSafeSerializer
 
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 
 COOKIE = "hexmoot_guest"
 COOKIE_MAX_AGE = 365 * 24 * 3600
@@ -59,17 +59,19 @@ def validate_name(raw: object) -> str:
     app.errors.AppError: a name cannot contain '<'
     """
     if not isinstance(raw, str):
-        raise AppError("bad_name", "a name must be text", field="name")
+        raise AppError(ErrorCode.BAD_NAME, "a name must be text", field="name")
     name = raw.strip()
     if not NAME_MIN <= len(name) <= NAME_MAX:
         raise AppError(
-            "bad_name",
+            ErrorCode.BAD_NAME,
             f"a name must have {NAME_MIN} to {NAME_MAX} characters, not {len(name)}",
             field="name",
         )
     for char in name:
         if not _NAME_CHARS.fullmatch(char) or not char.isprintable():
-            raise AppError("bad_name", f"a name cannot contain {char!r}", field="name")
+            raise AppError(ErrorCode.BAD_NAME, f"a name cannot contain {char!r}", field="name")
     if "  " in name:
-        raise AppError("bad_name", "a name cannot contain two spaces in a row", field="name")
+        raise AppError(
+            ErrorCode.BAD_NAME, "a name cannot contain two spaces in a row", field="name"
+        )
     return name

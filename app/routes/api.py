@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.deps import ServiceDep, VisitorDep
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from app.repository import ArchiveFilter
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
@@ -159,7 +159,7 @@ def _time_filter(name: str, raw: str | None) -> int | None:
         day = date.fromisoformat(raw)
     except ValueError:
         raise AppError(
-            "bad_filter",
+            ErrorCode.BAD_FILTER,
             f"{name} must be an ISO date or epoch milliseconds, not {raw!r}",
             field=name,
         ) from None
@@ -180,7 +180,7 @@ def decode_cursor(raw: str) -> tuple[int, str]:
             raise ValueError(text)
         return int(stamp), game_id
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise AppError("bad_cursor", f"{raw!r} is not a cursor of this archive") from None
+        raise AppError(ErrorCode.BAD_CURSOR, f"{raw!r} is not a cursor of this archive") from None
 
 
 @router.get("/api/archive", response_model=ArchiveOut, responses=error_responses(422))
@@ -196,13 +196,19 @@ async def archive(
 ) -> dict[str, Any]:
     """Finished public games, newest first, filtered and cursor-paginated."""
     if game is not None and game not in installed():
-        raise AppError("bad_filter", f"unknown game {game!r}", field="game")
+        raise AppError(ErrorCode.BAD_FILTER, f"unknown game {game!r}", field="game")
     if result is not None and result not in ("1", "2", "draw"):
-        raise AppError("bad_filter", f"result must be 1, 2 or draw, not {result!r}", field="result")
+        raise AppError(
+            ErrorCode.BAD_FILTER, f"result must be 1, 2 or draw, not {result!r}", field="result"
+        )
     if not limit.isdigit() or not 1 <= int(limit) <= 100:
-        raise AppError("bad_filter", f"limit must be 1 to 100, not {limit!r}", field="limit")
+        raise AppError(
+            ErrorCode.BAD_FILTER, f"limit must be 1 to 100, not {limit!r}", field="limit"
+        )
     if player is not None and not 1 <= len(player.strip()) <= 24:
-        raise AppError("bad_filter", "player must be a name of 1 to 24 characters", field="player")
+        raise AppError(
+            ErrorCode.BAD_FILTER, "player must be a name of 1 to 24 characters", field="player"
+        )
     filters = ArchiveFilter(
         game=game,
         player=player.strip().lower() if player else None,
@@ -226,12 +232,12 @@ async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]
     """Store an uploaded record (validated by replay) as an imported archived game."""
     length = request.headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > IMPORT_MAX_BYTES:
-        raise AppError("record_too_large", "a record may not exceed 1 MiB", 413)
+        raise AppError(ErrorCode.RECORD_TOO_LARGE, "a record may not exceed 1 MiB")
     raw = await request.body()
     if len(raw) > IMPORT_MAX_BYTES:
-        raise AppError("record_too_large", "a record may not exceed 1 MiB", 413)
+        raise AppError(ErrorCode.RECORD_TOO_LARGE, "a record may not exceed 1 MiB")
     try:
         record = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
-        raise AppError("bad_json", "the body is not JSON", ply=None) from None
+        raise AppError(ErrorCode.BAD_JSON, "the body is not JSON", ply=None) from None
     return await service.import_record(record)

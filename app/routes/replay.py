@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 from app.deps import ServiceDep
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from app.schemas import error_responses
 from app.schemas.requests import REPLAY_BODY
 from app.schemas.responses import ReplayOut
@@ -50,4 +50,4 @@ async def replay_views(request: Request, service: ServiceDep) -> dict[str, Any]:
 
 
 def _replay_error(message: str) -> AppError:
-    return AppError("invalid_record", message, 422, ply=None)
+    return AppError(ErrorCode.INVALID_RECORD, message, ply=None)

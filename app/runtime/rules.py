@@ -30,7 +30,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import games
 import games.diagram
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from games.base import OptionValue, Rules, Steps
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
 from games.record import check_result, make_record, replay_moves, rules_of
@@ -360,9 +360,8 @@ class RulesRunner:
                 # The worker may be stuck for long: stop it, and let the next call start afresh.
                 self._replace(executor, kill=True)
                 raise AppError(
-                    "rules_timeout",
+                    ErrorCode.RULES_TIMEOUT,
                     f"the rules of {rules.slug} took over {self.timeout:g} s; try again",
-                    503,
                 ) from None
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): start a new pool and try once more.

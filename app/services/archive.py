@@ -6,7 +6,7 @@ import secrets
 from typing import Any
 
 from app.domain.results import result_key
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from app.identity import validate_name
 from app.repository import reads
 from app.repository.writes import NewGame
@@ -53,16 +53,16 @@ class ArchiveService:
         write: the replay gives the canonical texts and the seat of every ply.
         """
         if not isinstance(record, dict):
-            raise AppError("invalid_record", "a record must be a JSON object", ply=None)
+            raise AppError(ErrorCode.INVALID_RECORD, "a record must be a JSON object", ply=None)
         try:
             rules = self.core.rules.record_rules(record)
             replayed = await self.core.rules.read_record(rules, record)
         except RecordError as exc:
-            raise AppError("invalid_record", str(exc), ply=exc.ply) from exc
+            raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
         result: Json | None = replayed.outcome or record.get("result")
         if result is None:
             raise AppError(
-                "unfinished_record",
+                ErrorCode.UNFINISHED_RECORD,
                 "the moves leave the game open and the record gives no result",
                 ply=None,
             )
@@ -128,16 +128,18 @@ def _names(players: Any) -> dict[int, str]:
     """The record's player names by seat, validated as guest names are."""
     names: dict[int, str] = {}
     if not isinstance(players, list):
-        raise AppError("invalid_record", "the record's players must be a list", ply=None)
+        raise AppError(ErrorCode.INVALID_RECORD, "the record's players must be a list", ply=None)
     for entry in players:
         if not isinstance(entry, dict) or entry.get("seat") not in (1, 2):
             raise AppError(
-                "invalid_record", f"a player must be {{seat: 1|2, name}}, not {entry!r}", ply=None
+                ErrorCode.INVALID_RECORD,
+                f"a player must be {{seat: 1|2, name}}, not {entry!r}",
+                ply=None,
             )
         try:
             names[entry["seat"]] = validate_name(entry.get("name"))
         except AppError as exc:
             raise AppError(
-                "invalid_record", f"player {entry['seat']}: {exc.message}", ply=None
+                ErrorCode.INVALID_RECORD, f"player {entry['seat']}: {exc.message}", ply=None
             ) from exc
     return names

@@ -25,7 +25,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from app.config import Settings
 from app.domain.clock import Clock
 from app.domain.results import Ending, Result, ending_values
-from app.errors import AppError, not_found
+from app.errors import AppError, ErrorCode, not_found
 from app.models import Game
 from app.repository import reads
 from app.repository.writer import Stale, Writer
@@ -81,7 +81,7 @@ def stale(current: int, based_on: int | None) -> AppError:
     """The refusal of a message based on an old version (or losing a race)."""
     said = "" if based_on is None else f", not {based_on}"
     return AppError(
-        "stale_version", f"the game is at version {current}{said}", 409, version=current
+        ErrorCode.STALE_VERSION, f"the game is at version {current}{said}", version=current
     )
 
 
@@ -291,9 +291,8 @@ class Core:
                 # The version guard passed, so the row refused was the event: this visitor's
                 # message id already names an earlier, different message of this game.
                 raise AppError(
-                    "msg_id_reused",
+                    ErrorCode.MSG_ID_REUSED,
                     f"message id {msg_id!r} already named another message in this game",
-                    409,
                     version=current.version,
                 ) from None
             raise stale(current.version, change.base) from None

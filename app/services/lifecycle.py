@@ -9,7 +9,7 @@ import re
 import secrets
 from typing import Any
 
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from app.identity import default_name, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
@@ -47,17 +47,21 @@ class LifecycleService:
         core = self.core
         if slug not in slugs():
             raise AppError(
-                "unknown_game", f"unknown game {slug!r} (known: {known_games()})", field="game"
+                ErrorCode.UNKNOWN_GAME,
+                f"unknown game {slug!r} (known: {known_games()})",
+                field="game",
             )
         try:
             rules = core.rules.rules(slug, options)
         except ValueError as exc:
             match = re.search(r"option '([^']*)'", str(exc))
             field = f"options.{match.group(1)}" if match else "options"
-            raise AppError("bad_option", str(exc), field=field) from exc
+            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=field) from exc
         if isinstance(seat, bool) or seat not in (1, 2, "random"):
             raise AppError(
-                "invalid_request", f"seat must be 1, 2 or 'random', not {seat!r}", field="seat"
+                ErrorCode.INVALID_REQUEST,
+                f"seat must be 1, 2 or 'random', not {seat!r}",
+                field="seat",
             )
         if seat == "random":
             seat = 1 + secrets.randbelow(2)
@@ -116,14 +120,14 @@ class LifecycleService:
                 and game.join_token
                 and secrets.compare_digest(token.encode(), game.join_token.encode())
             ):
-                raise AppError("bad_token", "this join token does not open this game", 403)
+                raise AppError(ErrorCode.BAD_TOKEN, "this join token does not open this game")
             if game.seat_of(visitor.id) is not None:
-                raise AppError("already_seated", "you already hold a seat in this game", 409)
-            full = AppError("game_full", f"both seats of game {game_id!r} are taken", 409)
+                raise AppError(ErrorCode.ALREADY_SEATED, "you already hold a seat in this game")
+            full = AppError(ErrorCode.GAME_FULL, f"both seats of game {game_id!r} are taken")
             if game.player1_id is not None and game.player2_id is not None:
                 raise full
             if game.status != "waiting":
-                raise AppError("game_over", "this game is over", 409)
+                raise AppError(ErrorCode.GAME_OVER, "this game is over")
             seat = 1 if game.player1_id is None else 2
             now = core.clock.now()
             values: dict[str, Any] = {

@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.domain.clock import idle_cutoff
 from app.domain.results import abandonment, resignation
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from app.models import Game
 from app.repository import reads
 from app.runtime.rules import IllegalMoveError, InvalidMoveError
@@ -46,15 +46,17 @@ class PlayService:
             if version != game.version:
                 raise stale(game.version, version)
             if game.to_move != seat:
-                raise AppError("not_your_turn", f"it is seat {game.to_move}'s turn, not yours", 409)
+                raise AppError(
+                    ErrorCode.NOT_YOUR_TURN, f"it is seat {game.to_move}'s turn, not yours"
+                )
             position = await core.position(session, game)
             rules = position.rules
             try:
                 canonical, new_state = await core.rules.check_move(rules, position.state, text)
             except InvalidMoveError as exc:
-                raise AppError("invalid_move", str(exc), 422) from exc
+                raise AppError(ErrorCode.INVALID_MOVE, str(exc)) from exc
             except IllegalMoveError as exc:
-                raise AppError("illegal_move", str(exc), 422) from exc
+                raise AppError(ErrorCode.ILLEGAL_MOVE, str(exc)) from exc
             ply = game.ply_count + 1
             move: tuple[str, Json] = ("move", {"ply": ply, "move": canonical, "seat": seat})
             values: dict[str, Any] = {
@@ -137,11 +139,11 @@ class PlayService:
     def _acting_seat(game: Game, visitor: Visitor) -> int:
         seat = game.seat_of(visitor.id)
         if seat is None:
-            raise AppError("not_a_player", "spectators cannot play or resign in this game", 403)
+            raise AppError(ErrorCode.NOT_A_PLAYER, "spectators cannot play or resign in this game")
         if game.status == "waiting":
-            raise AppError("not_started", "the game waits for its second player", 409)
+            raise AppError(ErrorCode.NOT_STARTED, "the game waits for its second player")
         if game.status != "active":
-            raise AppError("game_over", "this game is over", 409)
+            raise AppError(ErrorCode.GAME_OVER, "this game is over")
         return seat
 
     @staticmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.errors import AppError
+from app.errors import AppError, ErrorCode
 from app.repository import reads
 from app.runtime.hub import game_channel
 from app.runtime.rules import RecordError, title
@@ -32,7 +32,7 @@ class ReadingService:
         try:
             steps = await core.rules.steps(position.rules, position.state, prefix)
         except ValueError as exc:
-            raise AppError("illegal_steps", str(exc), 422) from exc
+            raise AppError(ErrorCode.ILLEGAL_STEPS, str(exc)) from exc
         return {"version": game.version, **steps.to_json()}
 
     async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
@@ -138,4 +138,4 @@ class ReadingService:
             rules = self.core.rules.record_rules(record)
             return await self.core.rules.views(rules, moves)
         except RecordError as exc:
-            raise AppError("invalid_record", str(exc), ply=exc.ply) from exc
+            raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
