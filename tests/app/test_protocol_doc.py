@@ -24,7 +24,7 @@ from typing_extensions import is_typeddict
 from app.config import Settings
 from app.errors import STATUS, ErrorCode
 from app.main import create_app
-from app.routes import api, health, pages, ws
+from app.routes import api, health, pages, replay, ws
 from app.schemas import messages, requests, responses, view
 from app.schemas.messages import CLIENT_MESSAGE, ClientMessage, ServerMessage
 
@@ -128,7 +128,7 @@ def route_sections() -> dict[tuple[str, str], str]:
 
 def test_every_route_is_documented_and_every_documented_route_exists() -> None:
     served = set()
-    for router in (api.router, health.router, pages.router, ws.router):
+    for router in (api.router, health.router, pages.router, replay.router, ws.router):
         for route in router.routes:
             if isinstance(route, APIRoute) and route.response_class is not HTMLResponse:
                 served |= {(m, _shape(route.path)) for m in route.methods}
