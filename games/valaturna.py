@@ -33,7 +33,9 @@ Readings chosen where the spec is silent:
 * An annotation that names a point twice or names nothing (``e5x()``) is not a move at all
   (InvalidMoveError); a well-formed annotation that is not the exact capture set is a rule
   violation (IllegalMoveError), as is any text of the wrong phase (``e5`` before the pie).
-* The side option accepts 3..13: beyond 13 the row letters run past ``z``.
+* The ``size`` option (points per side) accepts 3..13: beyond 13 the row letters run past ``z``.
+  It was called ``side`` until November 2026; ``side`` is still read (``RENAMED_OPTIONS``), so
+  old records and stored games replay.
 * The score of a seat is the tuple of its colour's stack heights, sorted descending (the very
   list the comparison reads); ``details["decided_by"]`` says whether the heights or the
   last-placer tie-break decided.
@@ -43,7 +45,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, ClassVar
@@ -98,7 +100,7 @@ class Move:
 
 
 class Rules(BaseRules[State, Move]):
-    """Valaturna on a hexagon of points of side ``side``."""
+    """Valaturna on a hexagon of points of side ``size``."""
 
     slug: ClassVar[str] = "valaturna"
     title: ClassVar[str] = "Valaturna"
@@ -109,7 +111,7 @@ class Rules(BaseRules[State, Move]):
     notation: ClassVar[tuple[str, ...]] = ("k6/f5", "white", "e5", "pass")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option(
-            "side",
+            "size",
             7,
             (5, 7),
             "Points per side of the hexagon: 7 for the long game (127 points), 5 for the short (61).",
@@ -117,12 +119,13 @@ class Rules(BaseRules[State, Move]):
             maximum=13,
         ),
     )
+    RENAMED_OPTIONS: ClassVar[Mapping[str, str]] = {"side": "size"}  # before November 2026
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
-        side = self._options["side"]
-        assert isinstance(side, int)
-        self.board: HexBoard = hex_board(side)  # [§7.1] points per side; point = cell
+        size = self._options["size"]
+        assert isinstance(size, int)
+        self.board: HexBoard = hex_board(size)  # [§7.1] points per side; point = cell
         self._rays = self.board.rays
         self._places = tuple(Move(PLACE, (i,)) for i in range(len(self.board)))
         self._pass = Move(PASS)

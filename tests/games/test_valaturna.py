@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import games
 from games.errors import IllegalMoveError, InvalidMoveError
-from games.record import replay
+from games.record import replay, rules_of
 from games.valaturna import BLACK, WHITE, Move, Rules, State, flank_line
 from tests.games.positions import valaturna_position as position
 
@@ -24,7 +24,7 @@ DATA = Path(__file__).parent / "data"
 
 
 def rules5() -> Rules:
-    return Rules(side=5)
+    return Rules(size=5)
 
 
 def occupied(rules: Rules, state: State) -> dict[str, str]:
@@ -159,17 +159,17 @@ def test_example_8c_played_out() -> None:
 # --- §7, the decisions ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("side", "points"), [(3, 19), (5, 61), (7, 127)])
-def test_decision_1_side_counts_points(side: int, points: int) -> None:
-    assert len(Rules(side=side).board) == points
-    assert len(Rules(side=side).initial_state().stacks) == points
+@pytest.mark.parametrize(("size", "points"), [(3, 19), (5, 61), (7, 127)])
+def test_decision_1_size_counts_points(size: int, points: int) -> None:
+    assert len(Rules(size=size).board) == points
+    assert len(Rules(size=size).initial_state().stacks) == points
 
 
 def test_decision_1_default_and_bounds() -> None:
     assert len(Rules().board) == 127
-    assert games.get("valaturna").options == {"side": 7}
-    with pytest.raises(ValueError, match="side"):
-        Rules(side=2)
+    assert games.get("valaturna").options == {"size": 7}
+    with pytest.raises(ValueError, match="size"):
+        Rules(size=2)
 
 
 def test_decision_2_a_stack_belongs_to_its_top_piece() -> None:
@@ -285,7 +285,7 @@ def test_decision_12_the_game_ends_after_two_consecutive_passes_only() -> None:
 
 
 def test_decision_12_a_full_board_does_not_end_the_game() -> None:
-    rules = Rules(side=3)
+    rules = Rules(size=3)
     state = position(rules, black=" ".join(rules.board.names[:-1]), turn=WHITE)
     state = rules.play(state, "pass")  # White owns nothing
     state = rules.play(state, rules.board.names[-1])  # Black fills the board
@@ -522,6 +522,21 @@ def test_saved_records_replay() -> None:
         record = json.loads(path.read_text(encoding="utf-8"))
         state = replay(record)
         assert games.get("valaturna", **record["options"]).outcome(state) is not None
+
+
+def test_the_former_option_name_side_still_reads() -> None:
+    """Records and stored games written before ``side`` became ``size`` keep replaying."""
+    assert games.get("valaturna", side=5).options == {"size": 5}
+    assert games.get("valaturna", size=5).options == {"size": 5}
+    with pytest.raises(ValueError, match="former name"):
+        games.get("valaturna", side=5, size=7)
+    # a record saved with the old name, kept as it was written: it replays on the side-5 board
+    record = json.loads((DATA / "valaturna_nobody_placed.json").read_text(encoding="utf-8"))
+    assert record["options"] == {"side": 5}
+    assert rules_of(record).options == {"size": 5}
+    state = replay(record)
+    assert len(state.stacks) == 61
+    assert rules_of(record).outcome(state) is not None
 
 
 def test_saved_short_game_captures_e6() -> None:
