@@ -58,11 +58,10 @@ from .base import Option, Outcome, Steps, parse_word
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import Hex, HexBoard, hex_board
+from .seats import BLACK, COLOURS, WHITE, Colour, other, seat_colours, seat_of
 from .view import CellView, make_view, row_labels
 
-BLACK, WHITE = 0, 1
-COLOURS = ("black", "white")
-COLOUR_IDS = (BLACK, WHITE)
+COLOUR_IDS = (BLACK, WHITE)  # colour indices (games.seats); COLOURS names them
 PASS = "pass"
 
 _TURN = re.compile(r"([a-z][0-9]+)\s*([-x])\s*([a-z][0-9]+)\s*@\s*([a-z][0-9]+)")
@@ -85,7 +84,7 @@ class State:
     stones: tuple[int, int] = (0, 0)
     phase: str = "setup"  # setup | choose | play | over
     black_seat: int = 0  # 0 until seat 2 has chosen
-    colour: int = BLACK  # the colour to move in phase play
+    colour: Colour = BLACK  # the colour to move in phase play
     must_pass: bool = False
     reason: str | None = None  # why the game ended
     history: tuple[tuple[int, int, int], ...] = ()
@@ -151,7 +150,7 @@ class Rules(BaseRules[State, Move]):
         if state.phase == "choose":
             return 2
         if state.phase == "play":
-            return self._seat(state, state.colour)
+            return seat_of(state.colour, state.black_seat)
         return None
 
     def legal_moves(self, state: State) -> Iterator[Move]:
@@ -175,7 +174,7 @@ class Rules(BaseRules[State, Move]):
             b, w = sorted(move.black), sorted(move.white)
             return f"{names[b[0]]},{names[b[1]]}/{names[w[0]]},{names[w[1]]}"
         if isinstance(move, Turn):
-            enemy = state.stones[1 - state.colour]
+            enemy = state.stones[other(state.colour)]
             sep = "x" if enemy >> move.target & 1 else "-"
             return f"{names[move.source]}{sep}{names[move.target]}@{names[move.place]}"
         return move
@@ -210,13 +209,15 @@ class Rules(BaseRules[State, Move]):
         if isinstance(move, Turn):
             s, x, y = move
             stones = list(state.stones)
-            grew = not stones[1 - colour] >> x & 1
-            stones[1 - colour] &= ~(1 << x)  # [H5] a bite removes the enemy stone
+            grew = not stones[other(colour)] >> x & 1
+            stones[other(colour)] &= ~(1 << x)  # [H5] a bite removes the enemy stone
             stones[colour] = (stones[colour] & ~(1 << s)) | (1 << x) | (1 << y)
             return self._next_turn(
-                state, (stones[0], stones[1]), 1 - colour, state.black_seat, text, move, grew
+                state, (stones[0], stones[1]), other(colour), state.black_seat, text, move, grew
             )
-        return self._next_turn(state, state.stones, 1 - colour, state.black_seat, text, (), False)
+        return self._next_turn(
+            state, state.stones, other(colour), state.black_seat, text, (), False
+        )
 
     def outcome(self, state: State) -> Outcome | None:
         """The scored result once the game is over (§6)."""
@@ -234,7 +235,7 @@ class Rules(BaseRules[State, Move]):
             seat_values.reverse()
         details = {COLOURS[c]: [k.to_json(self.board) for k in classes[c]] for c in COLOUR_IDS}
         return Outcome(
-            winner=None if winner_colour is None else self._seat(state, winner_colour),
+            winner=None if winner_colour is None else seat_of(winner_colour, state.black_seat),
             reason=state.reason,
             scores=(seat_values[0], seat_values[1]),
             colour=None if winner_colour is None else COLOURS[winner_colour],
@@ -261,15 +262,11 @@ class Rules(BaseRules[State, Move]):
             if scored >> i & 1:
                 cell["mark"] = "scored"
             cells.append(cell)
-        seats: list[str | None] = [None, None]
-        if state.black_seat:
-            seats[state.black_seat - 1] = "black"
-            seats[2 - state.black_seat] = "white"
         counters = [
             {
                 "label": f"{COLOURS[c].capitalize()} stones",
                 "value": state.stones[c].bit_count(),
-                "seat": self._seat(state, c),
+                "seat": seat_of(c, state.black_seat),
             }
             for c in COLOUR_IDS
         ]
@@ -291,7 +288,7 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=row_labels(self.board),
             to_move=self.to_move(state),
-            colours=seats,
+            colours=seat_colours(state.black_seat),
             phase=state.phase,
             last_move=last,
             counters=counters,
@@ -341,11 +338,6 @@ class Rules(BaseRules[State, Move]):
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _seat(self, state: State, colour: int) -> int | None:
-        if not state.black_seat:
-            return None
-        return state.black_seat if colour == BLACK else 3 - state.black_seat
-
     def _setups(self) -> Iterator[Move]:
         for b in self._pairs:
             for w in self._pairs:
@@ -368,7 +360,7 @@ class Rules(BaseRules[State, Move]):
             s, x, y = parse(m[1]), parse(m[3]), parse(m[4])
             if state.phase == "play":
                 # §9: "-" onto an enemy stone, or "x" onto an empty cell, is refused
-                bite = bool(state.stones[1 - state.colour] >> x & 1)
+                bite = bool(state.stones[other(state.colour)] >> x & 1)
                 if bite != (m[2] == "x"):
                     what = "an enemy stone: write x" if bite else "no enemy stone: write -"
                     raise IllegalMoveError(f"{text!r}: {m[3]} holds {what}")
@@ -437,7 +429,7 @@ class Rules(BaseRules[State, Move]):
         # [H17] the third occurrence ends the game; checked before the no-turn test
         if history.count(position) >= 3:
             return State(phase="over", reason="repetition", **common)
-        own, enemy = stones[colour], stones[1 - colour]
+        own, enemy = stones[colour], stones[other(colour)]
         # [H10] a static test at the start of every turn
         if _has_turn(self._geo, own, enemy):
             return State(phase="play", **common)
@@ -506,7 +498,7 @@ class Rules(BaseRules[State, Move]):
             }
         elif len(cells) == 1:
             s = cells[0]
-            enemy = state.stones[1 - state.colour]
+            enemy = state.stones[other(state.colour)]
             hints = {
                 names[x]: {
                     "path": [names[s], names[x]],
@@ -613,7 +605,7 @@ _ARCS = tuple(
 
 
 def _own_enemy(state: State) -> tuple[int, int]:
-    return state.stones[state.colour], state.stones[1 - state.colour]
+    return state.stones[state.colour], state.stones[other(state.colour)]
 
 
 class _Slides:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 from games import exxit, harmijan, jotun, valaturna
 from games.hexgrid import Hex, HexBoard, hex_board
+from games.seats import BLACK, LETTERS, WHITE, Colour
 
 JOTUN_RULES = jotun.Rules()
 
@@ -29,25 +30,26 @@ def valaturna_position(
     black: str = "",
     white: str = "",
     stacks: Mapping[str, str] | None = None,
-    turn: str = valaturna.BLACK,
+    turn: Colour | str = BLACK,
     phase: str = "play",
     passes: int = 0,
-    first_passer: str = "",
+    first_passer: Colour | None = None,
 ) -> valaturna.State:
     """A Valaturna position: single pieces on the space-separated points ``black`` and ``white``,
-    and ``stacks`` mapping a point to its pieces bottom to top (``"wb"``); Seat 1 is Black."""
+    and ``stacks`` mapping a point to its pieces bottom to top (``"wb"``); Seat 1 is Black.
+    ``turn`` is the colour to move: an index (``games.seats``) or its letter, as in ``stacks``."""
     cells = [""] * len(rules.board)
     for name in black.split():
-        cells[rules.board.by_name[name]] = valaturna.BLACK
+        cells[rules.board.by_name[name]] = LETTERS[BLACK]
     for name in white.split():
-        cells[rules.board.by_name[name]] = valaturna.WHITE
+        cells[rules.board.by_name[name]] = LETTERS[WHITE]
     for name, pieces in (stacks or {}).items():
         cells[rules.board.by_name[name]] = pieces
     return valaturna.State(
         stacks=tuple(cells),
         phase=phase,
-        colours=(valaturna.BLACK, valaturna.WHITE),
-        turn=turn if phase == "play" else "",
+        black_seat=1,
+        colour=LETTERS.index(turn) if isinstance(turn, str) else turn,
         passes=passes,
         first_passer=first_passer,
     )
@@ -62,7 +64,7 @@ def stone_bits(board: HexBoard, names: str) -> int:
 
 
 def harmijan_position(
-    black: str, white: str, colour: int = harmijan.BLACK, size: int = 6
+    black: str, white: str, colour: Colour = BLACK, size: int = 6
 ) -> harmijan.State:
     """A Harmijan position with stones on the space-separated cells ``black`` and ``white``;
     Black on seat 1, ``colour`` to move, as if just reached (its first occurrence)."""
@@ -79,7 +81,7 @@ EXXIT_RULES = exxit.Rules()
 def exxit_position(
     tiles: Mapping[Hex, int],
     stacks: Mapping[Hex, exxit.Stack],
-    mover: int = exxit.RED,
+    mover: Colour = exxit.RED,
     stock: int | None = None,
     rules: exxit.Rules = EXXIT_RULES,
 ) -> exxit.State:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import games
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.record import replay, rules_of
+from games.seats import LETTERS
 from games.valaturna import BLACK, WHITE, Move, Rules, State, flank_line
 from tests.games.positions import valaturna_position as position
 
@@ -48,7 +49,7 @@ def test_example_1_pie() -> None:
     assert rules.to_move(state) == 2
     assert [rules.format_move(state, m) for m in rules.legal_moves(state)] == ["black", "white"]
     state = rules.play(state, "white")
-    assert state.colours == (BLACK, WHITE)
+    assert state.black_seat == 1  # Seat 1 Black, Seat 2 White
     assert rules.to_move(state) == 1  # Seat 1 is Black, and Black moves
     expected = ["a3", "b3", "c1", "c3", "d2", "d3", "e1", "e2", "e4", "e5", "e6"]
     expected += ["f2", "f3", "g1", "g3", "h3", "i3"]
@@ -124,7 +125,7 @@ def test_example_7_growth() -> None:
     ],
 )
 def test_example_8_scoring(
-    black: tuple[int, ...], white: tuple[int, ...], first_passer: str, winner: int, by: str
+    black: tuple[int, ...], white: tuple[int, ...], first_passer: int, winner: int, by: str
 ) -> None:
     rules = rules5()
     stacks = {}
@@ -132,7 +133,7 @@ def test_example_8_scoring(
     for colour, heights in ((BLACK, black), (WHITE, white)):
         for h in heights:
             other = WHITE if colour == BLACK else BLACK
-            stacks[next(names)] = other * (h - 1) + colour
+            stacks[next(names)] = LETTERS[other] * (h - 1) + LETTERS[colour]
     state = position(rules, stacks=stacks, phase="over", passes=2, first_passer=first_passer)
     outcome = rules.outcome(state)
     assert outcome is not None
@@ -335,7 +336,7 @@ def test_decision_15_black_moves_first_after_the_choice(choice: str, black_seat:
     rules = rules5()
     state = rules.play(rules.play(rules.initial_state(), "e3/e7"), choice)
     assert rules.to_move(state) == black_seat
-    assert state.turn == BLACK
+    assert state.colour == BLACK
     view = rules.view(state)
     assert view["colours"] == {str(black_seat): "black", str(3 - black_seat): "white"}
 
@@ -509,7 +510,7 @@ def test_placements_add_one_piece_plus_one_per_capture(seed: int) -> None:
         if move.kind == "place":
             # the placed point grew from 0 to 1, each captured stack by 1
             assert sum(map(len, after.stacks)) == before_pieces + len(grown)
-            assert all(after.stacks[i][-1] == state.turn for i in grown)
+            assert all(after.stacks[i][-1] == LETTERS[state.colour] for i in grown)
         else:
             assert after.stacks == state.stacks
         state = after
