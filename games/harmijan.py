@@ -58,7 +58,19 @@ from .base import Option, Outcome, Steps, parse_word
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import Hex, HexBoard, hex_board
-from .seats import BLACK, COLOURS, WHITE, Colour, other, seat_colours, seat_of
+from .pie import (
+    CHOICES,
+    CHOOSE,
+    OVER,
+    PLAY,
+    SETUP,
+    black_seat_after,
+    choice_steps,
+    parse_choice,
+    to_move,
+    view_colours,
+)
+from .seats import BLACK, COLOURS, NO_SEAT, WHITE, Colour, other, seat_of
 from .view import CellView, make_view, row_labels
 
 COLOUR_IDS = (BLACK, WHITE)  # colour indices (games.seats); COLOURS names them
@@ -82,8 +94,8 @@ class State:
     """
 
     stones: tuple[int, int] = (0, 0)
-    phase: str = "setup"  # setup | choose | play | over
-    black_seat: int = 0  # 0 until seat 2 has chosen
+    phase: str = SETUP  # games.pie: setup | choose | play | over
+    black_seat: int = NO_SEAT  # until seat 2 has chosen
     colour: Colour = BLACK  # the colour to move in phase play
     must_pass: bool = False
     reason: str | None = None  # why the game ended
@@ -145,22 +157,16 @@ class Rules(BaseRules[State, Move]):
 
     def to_move(self, state: State) -> int | None:
         """Seat 1 in setup, seat 2 to choose, then the seat of the colour to move."""
-        if state.phase == "setup":
-            return 1
-        if state.phase == "choose":
-            return 2
-        if state.phase == "play":
-            return seat_of(state.colour, state.black_seat)
-        return None
+        return to_move(state.phase, state.colour, state.black_seat)
 
     def legal_moves(self, state: State) -> Iterator[Move]:
         """Setups (black pair, then white pair, in reading order), the two colours, the turns
         sorted by (source, target, place) in reading order, or ``pass`` alone."""
-        if state.phase == "setup":
+        if state.phase == SETUP:
             return self._setups()
-        if state.phase == "choose":
-            return iter(COLOURS)
-        if state.phase != "play":
+        if state.phase == CHOOSE:
+            return iter(CHOICES)
+        if state.phase != PLAY:
             return iter(())
         if state.must_pass:
             return iter((PASS,))
@@ -196,14 +202,15 @@ class Rules(BaseRules[State, Move]):
             white = _bits(move.white)
             return State(
                 stones=(black, white),
-                phase="choose",
+                phase=CHOOSE,
                 ply=state.ply + 1,
                 last_move=text,
                 last_cells=(*sorted(move.black), *sorted(move.white)),
             )
-        if move in COLOURS:
+        choice = parse_choice(move) if isinstance(move, str) else None
+        if choice is not None:
             # [H16] Black moves first, whoever chose
-            black_seat = 2 if move == "black" else 1
+            black_seat = black_seat_after(choice)
             return self._next_turn(state, state.stones, BLACK, black_seat, text, (), True)
         colour = state.colour
         if isinstance(move, Turn):
@@ -221,7 +228,7 @@ class Rules(BaseRules[State, Move]):
 
     def outcome(self, state: State) -> Outcome | None:
         """The scored result once the game is over (§6)."""
-        if state.phase != "over":
+        if state.phase != OVER:
             return None
         assert state.reason is not None
         classes = [_classes(self.board, _creatures(self._geo, state.stones[c])) for c in COLOUR_IDS]
@@ -271,7 +278,7 @@ class Rules(BaseRules[State, Move]):
             for c in COLOUR_IDS
         ]
         extra: dict[str, Any] = {
-            "colour_to_move": COLOURS[state.colour] if state.phase == "play" else None,
+            "colour_to_move": COLOURS[state.colour] if state.phase == PLAY else None,
             "must_pass": state.must_pass,
             # the repeated shapes as they stand (final once the game is over)
             "classes": {
@@ -288,7 +295,7 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=row_labels(self.board),
             to_move=self.to_move(state),
-            colours=seat_colours(state.black_seat),
+            colours=view_colours(state.black_seat),
             phase=state.phase,
             last_move=last,
             counters=counters,
@@ -308,15 +315,13 @@ class Rules(BaseRules[State, Move]):
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
         """Legal next clicks; a setup pair may be clicked in either order."""
         prefix = tuple(prefix)
-        if state.phase == "setup":
+        if state.phase == SETUP:
             return self._setup_steps(prefix)
-        if state.phase == "play" and not state.must_pass:
+        if state.phase == CHOOSE:
+            return choice_steps(prefix)
+        if state.phase == PLAY and not state.must_pass:
             return self._turn_steps(state, prefix)
-        words: tuple[str, ...] = ()
-        if state.phase == "choose":
-            words = COLOURS
-        elif state.phase == "play":
-            words = (PASS,)
+        words: tuple[str, ...] = (PASS,) if state.phase == PLAY else ()
         if not prefix:
             return Steps(prefix, words, None)
         if len(prefix) == 1 and prefix[0] in words:
@@ -325,7 +330,7 @@ class Rules(BaseRules[State, Move]):
 
     def random_move(self, state: State, rng: random.Random) -> Move:
         """A uniformly random legal move; a setup is drawn without listing all of them."""
-        if state.phase != "setup":
+        if state.phase != SETUP:
             return super().random_move(state, rng)
         while True:
             black, white = rng.choice(self._pairs), rng.choice(self._pairs)
@@ -347,7 +352,7 @@ class Rules(BaseRules[State, Move]):
     def _read(self, state: State, text: str) -> Move:
         """Parse ``text`` without looking at legality (InvalidMoveError if it is no move)."""
         t = text.strip().lower()
-        word = parse_word(t, (*COLOURS, PASS))
+        word = parse_word(t, (*CHOICES, PASS))
         if word is not None:
             return word
         parse = self.board.parse_index
@@ -358,7 +363,7 @@ class Rules(BaseRules[State, Move]):
         m = _TURN.fullmatch(t)
         if m:
             s, x, y = parse(m[1]), parse(m[3]), parse(m[4])
-            if state.phase == "play":
+            if state.phase == PLAY:
                 # §9: "-" onto an enemy stone, or "x" onto an empty cell, is refused
                 bite = bool(state.stones[other(state.colour)] >> x & 1)
                 if bite != (m[2] == "x"):
@@ -375,7 +380,7 @@ class Rules(BaseRules[State, Move]):
         what = repr(text) if text is not None else repr(move)
         phase = state.phase
         if isinstance(move, Setup):
-            if phase != "setup":
+            if phase != SETUP:
                 raise IllegalMoveError(f"{what}: the setup is over")
             cells = {*move.black, *move.white}
             if len(cells) != 4 or not all(0 <= i < len(self.board) for i in cells):
@@ -384,13 +389,13 @@ class Rules(BaseRules[State, Move]):
                 if b not in self.board.adjacent[a]:
                     raise IllegalMoveError(f"{what}: the stones of a pair must be adjacent")
             return
-        if phase == "setup":
+        if phase == SETUP:
             raise IllegalMoveError(f"{what}: seat 1 must first place the two pairs")
-        if move in COLOURS:
-            if phase != "choose":
+        if move in CHOICES:
+            if phase != CHOOSE:
                 raise IllegalMoveError(f"{what}: the colours are already chosen")
             return
-        if phase == "choose":
+        if phase == CHOOSE:
             raise IllegalMoveError(f"{what}: seat 2 must first choose black or white")
         if move == PASS:
             if not state.must_pass:
@@ -428,14 +433,14 @@ class Rules(BaseRules[State, Move]):
         }
         # [H17] the third occurrence ends the game; checked before the no-turn test
         if history.count(position) >= 3:
-            return State(phase="over", reason="repetition", **common)
+            return State(phase=OVER, reason="repetition", **common)
         own, enemy = stones[colour], stones[other(colour)]
         # [H10] a static test at the start of every turn
         if _has_turn(self._geo, own, enemy):
-            return State(phase="play", **common)
+            return State(phase=PLAY, **common)
         if _has_turn(self._geo, enemy, own):
-            return State(phase="play", must_pass=True, **common)
-        return State(phase="over", reason="no-moves", **common)
+            return State(phase=PLAY, must_pass=True, **common)
+        return State(phase=OVER, reason="no-moves", **common)
 
     def _setup_steps(self, prefix: tuple[str, ...]) -> Steps:
         board = self.board
