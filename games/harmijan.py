@@ -51,11 +51,12 @@ import random
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from .base import Option, Outcome, Steps, parse_word
 from .base import Rules as BaseRules
+from .bitboard import Bitboard, bitboard, bits, mask
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import Hex, HexBoard, hex_board
 from .pie import (
@@ -145,7 +146,7 @@ class Rules(BaseRules[State, Move]):
         size = self._options["size"]
         assert isinstance(size, int)
         self.board: HexBoard = hex_board(size)
-        self._geo = _geometry(size)
+        self._geo = bitboard(size)
         # the adjacent pairs of cells, each in reading order (setups, [H15])
         self._pairs = [(i, j) for i, row in enumerate(self.board.adjacent) for j in row if i < j]
 
@@ -198,8 +199,8 @@ class Rules(BaseRules[State, Move]):
         self._check(state, move, None)
         text = self.format_move(state, move)
         if isinstance(move, Setup):
-            black = _bits(move.black)
-            white = _bits(move.white)
+            black = mask(move.black)
+            white = mask(move.white)
             return State(
                 stones=(black, white),
                 phase=CHOOSE,
@@ -231,7 +232,7 @@ class Rules(BaseRules[State, Move]):
         if state.phase != OVER:
             return None
         assert state.reason is not None
-        classes = [_classes(self.board, _creatures(self._geo, state.stones[c])) for c in COLOUR_IDS]
+        classes = [_classes(self.board, self._geo.components(state.stones[c])) for c in COLOUR_IDS]
         values = [tuple(k.value for k in cls) for cls in classes]
         winner_colour: int | None = None
         # [H11][H12] largest repeated shape first; compared one class at a time
@@ -253,7 +254,7 @@ class Rules(BaseRules[State, Move]):
         """Cells with their stones; at the end, the cells of scoring creatures are marked."""
         names = self.board.names
         outcome = self.outcome(state)
-        classes = [_classes(self.board, _creatures(self._geo, state.stones[c])) for c in COLOUR_IDS]
+        classes = [_classes(self.board, self._geo.components(state.stones[c])) for c in COLOUR_IDS]
         scored = 0
         if outcome is not None:
             for cls in classes:
@@ -513,7 +514,7 @@ class Rules(BaseRules[State, Move]):
                 for x in sorted(table[s])
             }
         else:
-            places = _bit_indices(table[cells[0]][cells[1]])
+            places = bits(table[cells[0]][cells[1]])
             hints = {names[y]: {"changes": {names[y]: colour}} for y in places}
         return Steps(prefix, tuple(hints), None, hints)
 
@@ -525,78 +526,8 @@ def _nowhere(prefix: Sequence[str]) -> str:
 # --- geometry -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)  # one per size: hashed by identity, cheaply, in caches
-class _Geo:
-    """Bitset tables of one board size, built from ``hexgrid``'s integer tables."""
-
-    board: HexBoard
-    near: tuple[int, ...]  # bits of a cell's neighbours
-    closed: tuple[int, ...]  # the same plus the cell itself
-    rays: tuple[tuple[tuple[int, ...], ...], ...]
-    ring: tuple[tuple[int, ...], ...]  # neighbour index by direction, -1 off the board
-    closed_cells: tuple[tuple[int, ...], ...]
-
-
-@cache
-def _geometry(size: int) -> _Geo:
-    board = hex_board(size)
-    near = tuple(_bits(row) for row in board.adjacent)
-    return _Geo(
-        board=board,
-        near=near,
-        closed=tuple(m | 1 << i for i, m in enumerate(near)),
-        rays=board.rays,
-        ring=board.step,
-        closed_cells=tuple((i, *row) for i, row in enumerate(board.adjacent)),
-    )
-
-
-def _bits(cells: Iterable[int]) -> int:
-    mask = 0
-    for i in cells:
-        mask |= 1 << i
-    return mask
-
-
-def _bit_indices(mask: int) -> Iterator[int]:
-    """The set bits of ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-def _dilate(geo: _Geo, mask: int) -> int:
-    """``mask`` and every cell next to it."""
-    closed = geo.closed
-    out = 0
-    while mask:
-        low = mask & -mask
-        out |= closed[low.bit_length() - 1]
-        mask ^= low
-    return out
-
-
-def _creatures(geo: _Geo, stones: int) -> list[int]:
-    """The connected components of ``stones`` (bitsets), by lowest cell."""
-    near = geo.near
-    out = []
-    while stones:
-        low = stones & -stones
-        stones ^= low
-        creature = frontier = low
-        while frontier:
-            grow = 0
-            while frontier:
-                bit = frontier & -frontier
-                grow |= near[bit.bit_length() - 1]
-                frontier ^= bit
-            grow &= stones
-            stones ^= grow
-            creature |= grow
-            frontier = grow
-        out.append(creature)
-    return out
+# The bitsets of one board size are games.bitboard's Bitboard (neighbour masks, dilation, flood,
+# components); its ``board`` gives hexgrid's integer tables (rays, steps by direction).
 
 
 # arcs[pattern]: how many separate runs of friendly neighbours a 6-bit ring pattern has; a stone
@@ -617,15 +548,15 @@ class _Slides:
     """One colour's creatures on a board, and for each stone the data its slides and placements
     need: the creatures without that stone, and where a cell touches one or two of them."""
 
-    def __init__(self, geo: _Geo, own: int, enemy: int) -> None:
+    def __init__(self, geo: Bitboard, own: int, enemy: int) -> None:
         self.geo = geo
         self.own = own
         self.enemy = enemy
-        self.creatures = _creatures(geo, own)
-        self.dilated = [_dilate(geo, c) for c in self.creatures]
+        self.creatures = geo.components(own)
+        self.dilated = [geo.dilate(c) for c in self.creatures]
         self.label: dict[int, int] = {}
         for n, creature in enumerate(self.creatures):
-            for i in _bit_indices(creature):
+            for i in bits(creature):
                 self.label[i] = n
         # once/twice: cells touching at least one / at least two creatures, all but creature n
         count = len(self.creatures)
@@ -645,11 +576,11 @@ class _Slides:
 
     def movable(self) -> int:
         """The stones of creatures of two or more stones ([H4]: size before the move)."""
-        mask = 0
+        out = 0
         for creature in self.creatures:
             if creature & (creature - 1):
-                mask |= creature
-        return mask
+                out |= creature
+        return out
 
     def without(self, s: int) -> _Without:
         """The board seen by the stone at ``s`` while it moves ([H1]: counted without it)."""
@@ -658,18 +589,19 @@ class _Slides:
         creature = self.creatures[n]
         rest = creature & ~(1 << s)
         pattern = 0
-        for d, j in enumerate(geo.ring[s]):
+        for d, j in enumerate(geo.board.step[s]):
             if j >= 0 and rest >> j & 1:
                 pattern |= 1 << d
         if _ARCS[pattern] == 1:
             # [H3] still one creature: its halo loses only cells that touched s alone
             lost = 0
-            for y in geo.closed_cells[s]:
-                if not geo.closed[y] & rest:
+            closed = geo.closed
+            for y in bits(closed[s]):
+                if not closed[y] & rest:
                     lost |= 1 << y
             pieces = [self.dilated[n] & ~lost]
         else:  # [H3] the departure may split the creature
-            pieces = [_dilate(geo, p) for p in _creatures(geo, rest)]
+            pieces = [geo.dilate(p) for p in geo.components(rest)]
         (pre_once, pre_twice), (post_once, post_twice) = self.pre, self.post
         once = pre_once[n] | post_once[n + 1]
         twice = pre_twice[n] | post_twice[n + 1] | (pre_once[n] & post_once[n + 1])
@@ -697,7 +629,7 @@ class _Without:
         """The cells the stone can slide to (a bitset)."""
         own, one, enemy = self.own, self.one, self.slides.enemy
         out = 0
-        for ray in self.slides.geo.rays[self.s]:
+        for ray in self.slides.geo.board.rays[self.s]:
             for x in ray:
                 bit = 1 << x
                 # [H2] every entered cell, the end and a bite cell included, touches exactly one
@@ -725,7 +657,7 @@ class _Without:
         # [H7] at most one neighbouring friendly creature: no merge
         allowed = ~(stones | halo | self.two)
         out = 0
-        for ray in geo.rays[x]:  # [H6] any of the six lines, no jumping
+        for ray in geo.board.rays[x]:  # [H6] any of the six lines, no jumping
             for y in ray:
                 bit = 1 << y
                 if stones & bit:
@@ -734,43 +666,43 @@ class _Without:
         return out & allowed
 
 
-def _turns(geo: _Geo, own: int, enemy: int) -> list[Turn]:
+def _turns(geo: Bitboard, own: int, enemy: int) -> list[Turn]:
     """Every turn, sorted by (source, target, place) in reading order."""
     slides = _Slides(geo, own, enemy)
     out = []
-    for s in _bit_indices(slides.movable()):
+    for s in bits(slides.movable()):
         without = slides.without(s)
-        for x in _bit_indices(without.targets()):
-            for y in _bit_indices(without.places(x)):
+        for x in bits(without.targets()):
+            for y in bits(without.places(x)):
                 out.append(Turn(s, x, y))
     return out
 
 
-def _has_turn(geo: _Geo, own: int, enemy: int) -> bool:
+def _has_turn(geo: Bitboard, own: int, enemy: int) -> bool:
     """Whether any turn exists (stops at the first one)."""
     slides = _Slides(geo, own, enemy)
-    for s in _bit_indices(slides.movable()):
+    for s in bits(slides.movable()):
         without = slides.without(s)
-        for x in _bit_indices(without.targets()):
+        for x in bits(without.targets()):
             if without.places(x):
                 return True
     return False
 
 
 @lru_cache(maxsize=64)
-def _turn_table(geo: _Geo, own: int, enemy: int) -> dict[int, dict[int, int]]:
+def _turn_table(geo: Bitboard, own: int, enemy: int) -> dict[int, dict[int, int]]:
     """source -> target -> bitset of places, for step-wise entry (cached across clicks)."""
     slides = _Slides(geo, own, enemy)
     table: dict[int, dict[int, int]] = {}
-    for s in _bit_indices(slides.movable()):
+    for s in bits(slides.movable()):
         without = slides.without(s)
-        targets = {x: p for x in _bit_indices(without.targets()) if (p := without.places(x))}
+        targets = {x: p for x in bits(without.targets()) if (p := without.places(x))}
         if targets:
             table[s] = targets
     return table
 
 
-def _turn_fault(geo: _Geo, own: int, enemy: int, s: int, x: int, y: int) -> str | None:
+def _turn_fault(geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int) -> str | None:
     """Why the turn (s, x, y) is illegal, or None if it is legal."""
     names = geo.board.names
     cells = len(names)
@@ -842,7 +774,7 @@ class ShapeClass:
             "count": self.count,
             "value": self.value,
             "shape": [list(p) for p in self.shape],
-            "creatures": [[board.names[i] for i in _bit_indices(c)] for c in self.creatures],
+            "creatures": [[board.names[i] for i in bits(c)] for c in self.creatures],
         }
 
 
@@ -851,7 +783,7 @@ def _classes(board: HexBoard, creatures: list[int]) -> list[ShapeClass]:
     groups: dict[tuple[Hex, ...], list[int]] = {}
     for creature in creatures:
         # [H13] all 12 symmetries
-        shape = canon(board.cells[i] for i in _bit_indices(creature))
+        shape = canon(board.cells[i] for i in bits(creature))
         groups.setdefault(shape, []).append(creature)
     classes = [
         ShapeClass(shape, len(shape), len(members), tuple(members))
@@ -865,4 +797,4 @@ def _classes(board: HexBoard, creatures: list[int]) -> list[ShapeClass]:
 def classes_of(rules: Rules, state: State, colour: str) -> list[ShapeClass]:
     """The repeated shapes of ``colour`` in ``state`` (for tests and display)."""
     c = COLOURS.index(colour)
-    return _classes(rules.board, _creatures(_geometry(rules.board.n), state.stones[c]))
+    return _classes(rules.board, bitboard(rules.board.n).components(state.stones[c]))
