@@ -58,7 +58,7 @@ from .base import Option, Outcome, Steps, parse_word
 from .base import Rules as BaseRules
 from .bitboard import Bitboard, bitboard, bits, mask
 from .errors import IllegalMoveError, InvalidMoveError
-from .hexgrid import Hex, HexBoard, hex_board
+from .hexgrid import Hex, HexBoard, canonical_shape, hex_board, normalise
 from .pie import (
     CHOICES,
     CHOOSE,
@@ -725,32 +725,18 @@ def _turn_fault(geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int) -> 
 
 
 def canon(cells: Iterable[Hex]) -> tuple[Hex, ...]:
-    """The canonical free-polyhex shape of ``cells`` (§3): the least of its 12 images, each
-    translated to its minimum q and r and sorted.
+    """The canonical free-polyhex shape of ``cells`` (§3): ``hexgrid.canonical_shape``, the least of
+    its 12 images, each translated to its minimum q and r and sorted.
 
     >>> canon([(0, 0), (1, 0), (1, 1), (2, 1)]) == canon([(0, 0), (0, 1), (1, 1), (1, 2)])
     True
     """
-    points = list(cells)
-    q0 = min(q for q, _ in points)
-    r0 = min(r for _, r in points)
-    return _canon(tuple(sorted((q - q0, r - r0) for q, r in points)))
+    return _canon(normalise(cells))
 
 
 @lru_cache(maxsize=65536)
 def _canon(points: tuple[Hex, ...]) -> tuple[Hex, ...]:
-    best: tuple[Hex, ...] | None = None
-    for mirror in (False, True):
-        p = [(r, q) for q, r in points] if mirror else list(points)  # ref((q,r)) = (r,q)
-        for _ in range(6):
-            q0 = min(q for q, _ in p)
-            r0 = min(r for _, r in p)
-            t = tuple(sorted((q - q0, r - r0) for q, r in p))
-            if best is None or t < best:
-                best = t
-            p = [(-r, q + r) for q, r in p]  # rot((q,r)) = (-r, q+r), 60 degrees
-    assert best is not None
-    return best
+    return canonical_shape(points)
 
 
 @dataclass(frozen=True)
