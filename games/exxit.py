@@ -193,7 +193,7 @@ class Move:
         return cell_name(self.cell)
 
 
-PASS = Move("pass")
+PASS = Move(kind="pass")
 
 _CELL = r"\s*(-?\d+)\s*,\s*(-?\d+)\s*"
 _PLACE = re.compile(_CELL)
@@ -440,14 +440,16 @@ def _legal(state: State) -> list[Move]:
     if dances:  # dancing is compulsory [9.9]
         if any(off for *_, off in dances):  # [9.2] off-field dances come first
             dances = [dc for dc in dances if dc[3]]
-        return [Move("dance", s, t) for s, _, t, _ in dances]
+        return [Move(kind="dance", cell=s, target=t) for s, _, t, _ in dances]
     moves: list[Move] = []
     if state.reserves[state.mover] >= 1:  # [9.9] on any tile without pawns, either colour
         stacks = state.stack_at
-        moves.extend(Move("place", c) for c, _ in state.tiles if c not in stacks)
+        moves.extend(Move(kind="place", cell=c) for c, _ in state.tiles if c not in stacks)
     if state.stock >= 1:
         tiles = state.tile_at
-        moves.extend(Move("liberate", c) for c, _ in state.prisoners() if _touching(tiles, c) >= 2)
+        moves.extend(
+            Move(kind="liberate", cell=c) for c, _ in state.prisoners() if _touching(tiles, c) >= 2
+        )
     return moves or [PASS]
 
 
@@ -590,14 +592,14 @@ def _parse(text: str) -> Move:
     if text.strip().lower() == "pass":
         return PASS
     if m := _PLACE.fullmatch(text):
-        return Move("place", (int(m[1]), int(m[2])))
+        return Move(kind="place", cell=(int(m[1]), int(m[2])))
     if m := _LIBERATE.fullmatch(text):
-        return Move("liberate", (int(m[1]), int(m[2])))
+        return Move(kind="liberate", cell=(int(m[1]), int(m[2])))
     if m := _DANCE.fullmatch(text):
         source, target = (int(m[1]), int(m[2])), (int(m[3]), int(m[4]))
         if direction_between(source, target) is None:
             raise InvalidMoveError(f"{text!r}: a dance goes along a straight line to its target")
-        return Move("dance", source, target)
+        return Move(kind="dance", cell=source, target=target)
     raise InvalidMoveError(
         f"{text!r} is not an Exxit move (a cell 'q,r', a dance 'q,r>q,r', '+q,r' or 'pass')"
     )

@@ -336,7 +336,7 @@ class Rules(BaseRules[State, Move]):
         while True:
             black, white = rng.choice(self._pairs), rng.choice(self._pairs)
             if len({*black, *white}) == 4:
-                return Setup(black, white)
+                return Setup(black=black, white=white)
 
     def key(self, state: State) -> tuple[Any, ...]:
         """The position: stones, phase, seats and the colour to move (no history or display)."""
@@ -348,7 +348,7 @@ class Rules(BaseRules[State, Move]):
         for b in self._pairs:
             for w in self._pairs:
                 if len({*b, *w}) == 4:
-                    yield Setup(b, w)
+                    yield Setup(black=b, white=w)
 
     def _read(self, state: State, text: str) -> Move:
         """Parse ``text`` without looking at legality (InvalidMoveError if it is no move)."""
@@ -360,7 +360,7 @@ class Rules(BaseRules[State, Move]):
         m = _SETUP.fullmatch(t)
         if m:
             b1, b2, w1, w2 = (parse(g) for g in m.groups())
-            return Setup((min(b1, b2), max(b1, b2)), (min(w1, w2), max(w1, w2)))
+            return Setup(black=(min(b1, b2), max(b1, b2)), white=(min(w1, w2), max(w1, w2)))
         m = _TURN.fullmatch(t)
         if m:
             s, x, y = parse(m[1]), parse(m[3]), parse(m[4])
@@ -370,7 +370,7 @@ class Rules(BaseRules[State, Move]):
                 if bite != (m[2] == "x"):
                     what = "an enemy stone: write x" if bite else "no enemy stone: write -"
                     raise IllegalMoveError(f"{text!r}: {m[3]} holds {what}")
-            return Turn(s, x, y)
+            return Turn(source=s, target=x, place=y)
         raise InvalidMoveError(
             f"{text!r} is not a Harmijan move (forms: f5,f6/c3,c4, black, white, "
             "g3-g4@j4, g3xg6@g1, pass)"
@@ -456,8 +456,8 @@ class Rules(BaseRules[State, Move]):
             cells.append(i)
         if len(cells) == 4:
             move = Setup(
-                (min(cells[0], cells[1]), max(cells[0], cells[1])),
-                (min(cells[2], cells[3]), max(cells[2], cells[3])),
+                black=(min(cells[0], cells[1]), max(cells[0], cells[1])),
+                white=(min(cells[2], cells[3]), max(cells[2], cells[3])),
             )
             return Steps(prefix, (), self.format_move(State(), move))
         following = tuple(board.names[i] for i in self._setup_options(cells))
@@ -494,7 +494,11 @@ class Rules(BaseRules[State, Move]):
                 raise IllegalMoveError(_nowhere(prefix[: k + 1]))
             cells.append(i)
         if len(cells) == 3:
-            return Steps(prefix, (), self.format_move(state, Turn(*cells)))
+            return Steps(
+                prefix,
+                (),
+                self.format_move(state, Turn(source=cells[0], target=cells[1], place=cells[2])),
+            )
         # previews in board.js's vocabulary: ``cells`` to mark, a ``path``, ghost ``changes``
         colour = [COLOURS[state.colour]]
         hints: dict[str, Any]
@@ -674,7 +678,7 @@ def _turns(geo: Bitboard, own: int, enemy: int) -> list[Turn]:
         without = slides.without(s)
         for x in bits(without.targets()):
             for y in bits(without.places(x)):
-                out.append(Turn(s, x, y))
+                out.append(Turn(source=s, target=x, place=y))
     return out
 
 
@@ -772,7 +776,7 @@ def _classes(board: HexBoard, creatures: list[int]) -> list[ShapeClass]:
         shape = canon(board.cells[i] for i in bits(creature))
         groups.setdefault(shape, []).append(creature)
     classes = [
-        ShapeClass(shape, len(shape), len(members), tuple(members))
+        ShapeClass(shape=shape, size=len(shape), count=len(members), creatures=tuple(members))
         for shape, members in groups.items()
         if len(members) >= 2  # [H11] a shape must be repeated to score
     ]

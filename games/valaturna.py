@@ -139,9 +139,9 @@ class Rules(BaseRules[State, Move]):
         assert isinstance(size, int)
         self.board: HexBoard = hex_board(size)  # [§7.1] points per side; point = cell
         self._rays = self.board.rays
-        self._places = tuple(Move(PLACE, (i,)) for i in range(len(self.board)))
-        self._pass = Move(PASS)
-        self._choices = (Move(CHOOSE, colour=BLACK), Move(CHOOSE, colour=WHITE))
+        self._places = tuple(Move(kind=PLACE, points=(i,)) for i in range(len(self.board)))
+        self._pass = Move(kind=PASS)
+        self._choices = (Move(kind=CHOOSE, colour=BLACK), Move(kind=CHOOSE, colour=WHITE))
 
     # --- the game ------------------------------------------------------------------------------
 
@@ -395,7 +395,7 @@ class Rules(BaseRules[State, Move]):
             n = len(self.board)
             b = rng.randrange(n)
             w = rng.randrange(n - 1)
-            return Move(SETUP, (b, w + (w >= b)))
+            return Move(kind=SETUP, points=(b, w + (w >= b)))
         return super().random_move(state, rng)
 
     def key(self, state: State) -> Hashable:
@@ -462,7 +462,8 @@ class Rules(BaseRules[State, Move]):
         board = self.board
         m = _SETUP_TEXT.fullmatch(t)
         if m:
-            return Move(SETUP, (board.parse_index(m[1]), board.parse_index(m[2]))), None
+            points = (board.parse_index(m[1]), board.parse_index(m[2]))
+            return Move(kind=SETUP, points=points), None
         m = _PLACE_TEXT.fullmatch(t)
         if not m:
             raise InvalidMoveError(f"{text!r} is not a Valaturna move")
@@ -559,7 +560,9 @@ def _flank(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
 @cache
 def _setup_moves(points: int) -> tuple[Move, ...]:
     """Every setup on a board of ``points`` points, built once: the only sizeable move list."""
-    return tuple(Move(SETUP, (b, w)) for b in range(points) for w in range(points) if b != w)
+    return tuple(
+        Move(kind=SETUP, points=(b, w)) for b in range(points) for w in range(points) if b != w
+    )
 
 
 def _heights(stacks: tuple[str, ...], colour: Colour) -> tuple[int, ...]:
