@@ -115,7 +115,7 @@ class Bitboard:
         return m != 0 and self.flood(m & -m, m) == m
 
 
-@cache
+@cache  # one bitboard per board size: bounded by the few sizes the games offer
 def bitboard(size: int) -> Bitboard:
     """The bitboard of the hex-hex board of side ``size``."""
     board = hex_board(size)

@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, ClassVar, NamedTuple
 
 from .base import Option, Outcome, Steps, parse_word
@@ -149,6 +149,16 @@ class Rules(BaseRules[State, Move]):
         self._geo = bitboard(size)
         # the adjacent pairs of cells, each in reading order (setups, [H15])
         self._pairs = [(i, j) for i, row in enumerate(self.board.adjacent) for j in row if i < j]
+        # Caches of positions and shapes belong to this Rules object, not to the module: a bot
+        # that plays millions of positions on its own Rules never evicts a human game's entries.
+        # At most 64 turn tables (the positions being clicked through; one is a few kB) ...
+        self._turn_table: Callable[[int, int], dict[int, dict[int, int]]] = lru_cache(maxsize=64)(
+            partial(_turn_table, self._geo)
+        )
+        # ... and at most 4096 shapes (normalised cells -> canonical shape; a game meets hundreds).
+        self._shape_of: Callable[[tuple[Hex, ...]], tuple[Hex, ...]] = lru_cache(maxsize=4096)(
+            canonical_shape
+        )
 
     # --- the API ---------------------------------------------------------------------------------
 
@@ -232,7 +242,7 @@ class Rules(BaseRules[State, Move]):
         if state.phase != OVER:
             return None
         assert state.reason is not None
-        classes = [_classes(self.board, self._geo.components(state.stones[c])) for c in COLOUR_IDS]
+        classes = [self.classes(state.stones[c]) for c in COLOUR_IDS]
         values = [tuple(k.value for k in cls) for cls in classes]
         winner_colour: int | None = None
         # [H11][H12] largest repeated shape first; compared one class at a time
@@ -254,7 +264,7 @@ class Rules(BaseRules[State, Move]):
         """Cells with their stones; at the end, the cells of scoring creatures are marked."""
         names = self.board.names
         outcome = self.outcome(state)
-        classes = [_classes(self.board, self._geo.components(state.stones[c])) for c in COLOUR_IDS]
+        classes = [self.classes(state.stones[c]) for c in COLOUR_IDS]
         scored = 0
         if outcome is not None:
             for cls in classes:
@@ -337,6 +347,10 @@ class Rules(BaseRules[State, Move]):
             black, white = rng.choice(self._pairs), rng.choice(self._pairs)
             if len({*black, *white}) == 4:
                 return Setup(black=black, white=white)
+
+    def classes(self, stones: int) -> list[ShapeClass]:
+        """The repeated shapes among the creatures of ``stones`` (one colour's), largest first."""
+        return _classes(self.board, self._geo.components(stones), self._shape_of)
 
     def key(self, state: State) -> tuple[Any, ...]:
         """The position: stones, phase, seats and the colour to move (no history or display)."""
@@ -480,7 +494,7 @@ class Rules(BaseRules[State, Move]):
 
     def _turn_steps(self, state: State, prefix: tuple[str, ...]) -> Steps:
         names, by_name = self.board.names, self.board.by_name
-        table = _turn_table(self._geo, *_own_enemy(state))
+        table = self._turn_table(*_own_enemy(state))
         cells: list[int] = []
         for k, token in enumerate(prefix):
             i = by_name.get(token, -1)
@@ -693,9 +707,9 @@ def _has_turn(geo: Bitboard, own: int, enemy: int) -> bool:
     return False
 
 
-@lru_cache(maxsize=64)
 def _turn_table(geo: Bitboard, own: int, enemy: int) -> dict[int, dict[int, int]]:
-    """source -> target -> bitset of places, for step-wise entry (cached across clicks)."""
+    """source -> target -> bitset of places, for step-wise entry (``Rules`` caches it across
+    clicks)."""
     slides = _Slides(geo, own, enemy)
     table: dict[int, dict[int, int]] = {}
     for s in bits(slides.movable()):
@@ -730,17 +744,12 @@ def _turn_fault(geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int) -> 
 
 def canon(cells: Iterable[Hex]) -> tuple[Hex, ...]:
     """The canonical free-polyhex shape of ``cells`` (§3): ``hexgrid.canonical_shape``, the least of
-    its 12 images, each translated to its minimum q and r and sorted.
+    its 12 images, each translated to its minimum q and r and sorted. (``Rules`` caches it.)
 
     >>> canon([(0, 0), (1, 0), (1, 1), (2, 1)]) == canon([(0, 0), (0, 1), (1, 1), (1, 2)])
     True
     """
-    return _canon(normalise(cells))
-
-
-@lru_cache(maxsize=65536)
-def _canon(points: tuple[Hex, ...]) -> tuple[Hex, ...]:
-    return canonical_shape(points)
+    return canonical_shape(normalise(cells))
 
 
 @dataclass(frozen=True)
@@ -768,12 +777,16 @@ class ShapeClass:
         }
 
 
-def _classes(board: HexBoard, creatures: list[int]) -> list[ShapeClass]:
-    """A colour's repeated shapes, largest first, then by value (§6)."""
+def _classes(
+    board: HexBoard, creatures: list[int], shape_of: Callable[[tuple[Hex, ...]], tuple[Hex, ...]]
+) -> list[ShapeClass]:
+    """A colour's repeated shapes, largest first, then by value (§6); ``shape_of`` gives the
+    canonical shape of normalised cells (a cached ``hexgrid.canonical_shape``)."""
     groups: dict[tuple[Hex, ...], list[int]] = {}
+    cells = board.cells
     for creature in creatures:
         # [H13] all 12 symmetries
-        shape = canon(board.cells[i] for i in bits(creature))
+        shape = shape_of(normalise(cells[i] for i in bits(creature)))
         groups.setdefault(shape, []).append(creature)
     classes = [
         ShapeClass(shape=shape, size=len(shape), count=len(members), creatures=tuple(members))
@@ -786,5 +799,4 @@ def _classes(board: HexBoard, creatures: list[int]) -> list[ShapeClass]:
 
 def classes_of(rules: Rules, state: State, colour: str) -> list[ShapeClass]:
     """The repeated shapes of ``colour`` in ``state`` (for tests and display)."""
-    c = COLOURS.index(colour)
-    return _classes(rules.board, bitboard(rules.board.n).components(state.stones[c]))
+    return rules.classes(state.stones[COLOURS.index(colour)])

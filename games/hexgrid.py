@@ -259,7 +259,7 @@ class HexBoard:
         return [chr(ord("a") + k) for k in range(2 * self.n - 1)]
 
 
-@cache
+@cache  # one board per side: bounded by the few sizes the games offer
 def hex_board(n: int) -> HexBoard:
     """The (shared, immutable) board of side ``n``."""
     return HexBoard(n)

@@ -592,3 +592,20 @@ def test_nothing_can_be_played_once_the_game_is_over() -> None:
             rules.parse_move(state, text)
     with pytest.raises(IllegalMoveError):
         rules.steps(state, ["pass"])
+
+
+def test_position_caches_belong_to_each_rules_and_are_bounded() -> None:
+    """A bot's own Rules fills its own caches: a human game's Rules keeps its entries."""
+    human, bot = Rules(), Rules()
+    rng = random.Random(4)
+    states, _ = random_game(bot, rng)
+    for state in states:
+        if bot.to_move(state) is not None and state.phase == "play" and not state.must_pass:
+            bot.steps(state, [])
+        bot.view(state)
+    assert bot._turn_table.cache_info().currsize > 0
+    assert bot._shape_of.cache_info().currsize > 0
+    assert human._turn_table.cache_info().currsize == 0
+    assert human._shape_of.cache_info().currsize == 0
+    assert bot._turn_table.cache_info().maxsize == 64
+    assert bot._shape_of.cache_info().maxsize == 4096
