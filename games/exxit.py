@@ -64,7 +64,7 @@ from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
 from .seats import EXXIT_COLOURS, Colour, other, seat_colours, seat_of
-from .view import CellView, make_view
+from .view import CellView, View, make_view
 
 # --- constants -----------------------------------------------------------------------------------
 
@@ -318,7 +318,7 @@ class Rules(BaseRules[State, Move]):
         """The position (display fields and counters excluded), plus whether the game is over."""
         return (*state.position(), state.ended)
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Tiles, stacks and prisoners as cells (ids ``q,r``), reserves, stock and scores."""
         tiles = state.tile_at
         cells: list[CellView] = []
@@ -343,19 +343,6 @@ class Rules(BaseRules[State, Move]):
             {"label": "Red score", "value": scores["1"], "seat": 1},
             {"label": "Black score", "value": scores["2"], "seat": 2},
         ]
-        extra = {
-            "variant": self._options["variant"],
-            "total_tiles": self.total_tiles,
-            "stock": state.stock,
-            "reserves": {"1": state.reserves[0], "2": state.reserves[1]},
-            "scores": scores,
-            "prisoners": [
-                {"id": cell_name(c), "q": c[0], "r": c[1], "stack": [COLOURS[p] for p in s]}
-                for c, s in state.prisoners()
-            ],
-            "passes_in_a_row": state.passes,
-            "tile_colours": {"1": COLOURS[RED], "2": COLOURS[BLACK]},  # by seat
-        }
         return make_view(
             game=self.slug,
             kind="field",
@@ -368,7 +355,6 @@ class Rules(BaseRules[State, Move]):
             last_move=state.last,
             counters=counters,
             outcome=self.outcome(state),
-            extra=extra,
         )
 
 

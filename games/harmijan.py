@@ -38,9 +38,9 @@ the code, n being the row of the ambiguity table):
   turn = stone, destination, new stone; ``black``/``white``; ``pass``. ``hints`` preview each click
   in the browser's vocabulary: a stone's destinations, the slide's path and whether it bites, and
   the stones as the click would leave them.
-* The view marks the cells of scoring creatures ``"scored"`` once the game is over, and
-  ``extra.classes`` lists each colour's repeated shapes (canonical cells, count, value and the
-  creatures' cells), the standing during play and the score at the end.
+* The view marks the cells of scoring creatures ``"scored"`` once the game is over, and the
+  outcome's ``details`` list each colour's repeated shapes (canonical cells, count, value and the
+  creatures' cells); ``classes_of`` gives the standing during play.
 * ``legal_moves`` in the setup lists all the setups (55,206 on side 6) lazily; ``parse_move``,
   ``apply``, ``steps`` and ``random_move`` never list them.
 """
@@ -72,7 +72,7 @@ from .pie import (
     view_colours,
 )
 from .seats import BLACK, COLOURS, NO_SEAT, WHITE, Colour, other, seat_of
-from .view import CellView, make_view, row_labels
+from .view import CellView, View, make_view, row_labels
 
 COLOUR_IDS = (BLACK, WHITE)  # colour indices (games.seats); COLOURS names them
 PASS = "pass"
@@ -260,15 +260,14 @@ class Rules(BaseRules[State, Move]):
             details=details,
         )
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Cells with their stones; at the end, the cells of scoring creatures are marked."""
         names = self.board.names
         outcome = self.outcome(state)
-        classes = [self.classes(state.stones[c]) for c in COLOUR_IDS]
         scored = 0
         if outcome is not None:
-            for cls in classes:
-                for k in cls:
+            for c in COLOUR_IDS:
+                for k in self.classes(state.stones[c]):
                     for creature in k.creatures:
                         scored |= creature
         cells: list[CellView] = []
@@ -288,14 +287,6 @@ class Rules(BaseRules[State, Move]):
             }
             for c in COLOUR_IDS
         ]
-        extra: dict[str, Any] = {
-            "colour_to_move": COLOURS[state.colour] if state.phase == PLAY else None,
-            "must_pass": state.must_pass,
-            # the repeated shapes as they stand (final once the game is over)
-            "classes": {
-                COLOURS[c]: [k.to_json(self.board) for k in classes[c]] for c in COLOUR_IDS
-            },
-        }
         last = None
         if state.last_move is not None:
             last = (state.last_move, [names[i] for i in state.last_cells])
@@ -311,7 +302,6 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=outcome,
-            extra=extra,
         )
 
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:

@@ -67,7 +67,7 @@ from .pie import (
     view_colours,
 )
 from .seats import BLACK, COLOURS, LETTERS, NO_SEAT, WHITE, Colour, other, seat_of
-from .view import CellView, make_view, row_labels
+from .view import CellView, View, make_view, row_labels
 
 # Colours are the indices of games.seats (BLACK, WHITE = 0, 1); a stack is written as text, one
 # letter per piece, colour c being LETTERS[c] ("wb": black on white).
@@ -288,7 +288,7 @@ class Rules(BaseRules[State, Move]):
             },
         )
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Points joined by lattice lines, stacks bottom to top, heights per colour as counters."""
         names = self.board.names
         placed = self.board.by_name.get(state.last_text or "")
@@ -331,13 +331,6 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
-            extra={
-                "turn": COLOURS[state.colour] if state.phase == PLAY else None,
-                "passes": state.passes,
-                "first_passer": None if state.first_passer is None else COLOURS[state.first_passer],
-                "heights": {COLOURS[c]: list(h) for c, h in heights.items()},
-                "setup_order": ["black", "white"],
-            },
         )
 
     # --- step-wise entry -----------------------------------------------------------------------

@@ -420,8 +420,14 @@ def test_view() -> None:
         "Red score": 4,
         "Black score": 3,
     }
-    assert view["extra"]["prisoners"] == [{"id": "-1,-1", "q": -1, "r": -1, "stack": ["red"]}]
-    assert view["extra"]["reserves"] == {"1": 7, "2": 6}
+    prisoners = [
+        {k: c[k] for k in ("id", "q", "r", "stack")}
+        for c in view["cells"]
+        if c.get("mark") == "prisoner"
+    ]
+    assert prisoners == [{"id": "-1,-1", "q": -1, "r": -1, "stack": ["red"]}]
+    reserves = {c["seat"]: c["value"] for c in view["counters"] if c["label"].endswith("reserve")}
+    assert reserves == {1: 7, 2: 6}
     assert view["outcome"] is None
     json.dumps(view)
 

@@ -418,7 +418,7 @@ def test_view_marks_scoring_creatures_at_the_end() -> None:
     marked = {c["id"] for c in view["cells"] if c.get("mark") == "scored"}
     assert marked == {"a1", "a2", "a4", "a5"}
     assert view["phase"] == "over" and view["outcome"]["winner"] == 1
-    (klass,) = view["extra"]["classes"]["black"]
+    (klass,) = rules.outcome(state).details["black"]
     assert klass["creatures"] == [["a1", "a2"], ["a4", "a5"]] and klass["value"] == 6
     cells = {c["id"]: c["stack"] for c in view["cells"]}
     assert cells["c4"] == ["black"] and cells["k1"] == ["white"] and cells["k2"] == []
@@ -432,7 +432,7 @@ def test_view_during_play() -> None:
     view = rules.view(state)
     assert view["last_move"] == {"text": "f5-e5@e7", "cells": ["f5", "e5", "e7"]}
     assert view["to_move"] == 1 and view["colours"] == {"1": "white", "2": "black"}
-    assert view["extra"]["colour_to_move"] == "white"
+    assert view["colours"][str(view["to_move"])] == "white"
     assert not any("mark" in c for c in view["cells"])
     assert view["counters"][0] == {"label": "Black stones", "value": 3, "seat": 2}
 

@@ -463,7 +463,7 @@ def test_view_shows_points_stacks_and_counters() -> None:
     assert counters["Black heights"]["value"] == "2 2 1 1 1 1 1"
     assert counters["White heights"]["value"] == "1"
     assert counters["Consecutive passes"]["value"] == 0
-    assert view["extra"]["turn"] == "white"
+    assert view["colours"][str(view["to_move"])] == "white"
 
 
 def test_view_before_the_choice_and_at_the_end() -> None:
