@@ -230,10 +230,11 @@ class Rules(BaseRules[State, Move]):
         c = state.colour
         if move.kind == PASS:
             passes = state.passes + 1
-            return replace(
-                state,
+            return State(  # every field named: cheaper than replace() on this hot path
+                stacks=state.stacks,
                 phase=OVER if passes == 2 else PLAY,  # [§7.12] two consecutive passes end the game
-                colour=other(c),
+                black_seat=state.black_seat,
+                colour=c ^ 1,  # other(c)
                 passes=passes,
                 first_passer=c if passes == 1 else state.first_passer,
                 ply=ply,
@@ -247,10 +248,11 @@ class Rules(BaseRules[State, Move]):
         stacks[p] = letter
         for s in captured:
             stacks[s] += letter  # [§7.9] one piece on top: height + 1, colour flips
-        return replace(
-            state,
+        return State(
             stacks=tuple(stacks),
-            colour=other(c),
+            phase=PLAY,
+            black_seat=state.black_seat,
+            colour=c ^ 1,  # other(c)
             passes=0,
             first_passer=None,
             ply=ply,
