@@ -175,12 +175,17 @@ class Rules(ABC, Generic[S, M]):
     #: Example move texts in the game's notation, one of each kind, for help texts and clients.
     notation: ClassVar[tuple[str, ...]] = ()
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
+    #: Former option names still read, old name -> current name: records and stored games written
+    #: before a rename keep replaying. Honoured here only, in ``__init__``; ``options`` always
+    #: gives the current names, so whatever is written again is written with them.
+    RENAMED_OPTIONS: ClassVar[Mapping[str, str]] = {}
     #: True when some positions take far longer than a click may wait to list moves, answer
     #: ``steps`` or check a move (seconds, not milliseconds): a server should run those calls
     #: away from the loop that serves its other games.
     slow_positions: ClassVar[bool] = False
 
     def __init__(self, **options: object) -> None:
+        options = self.current_options(options)
         known = {o.name: o for o in self.OPTIONS}
         for name in options:
             if name not in known:
@@ -189,6 +194,18 @@ class Rules(ABC, Generic[S, M]):
             o.name: o.validate(self.slug, options[o.name]) if o.name in options else o.default
             for o in self.OPTIONS
         }
+
+    @classmethod
+    def current_options(cls, options: Mapping[str, object]) -> dict[str, object]:
+        """``options`` with every former name (``RENAMED_OPTIONS``) replaced by the current one;
+        ValueError if both names are given."""
+        out = dict(options)
+        for old, new in cls.RENAMED_OPTIONS.items():
+            if old in out:
+                if new in out:
+                    raise ValueError(f"{cls.slug}: option {old!r} is the former name of {new!r}")
+                out[new] = out.pop(old)
+        return out
 
     @property
     def options(self) -> dict[str, OptionValue]:
@@ -237,8 +254,10 @@ class Rules(ABC, Generic[S, M]):
         """None while the game goes on, else its outcome."""
 
     @abstractmethod
-    def view(self, state: S) -> dict[str, Any]:
-        """A JSON-ready description of the position for the browser (schema: ``games.view``)."""
+    # Any, not games.view.View, while Jotun, Sgolte and the app still declare dict[str, Any]: each
+    # game's ``view`` returns a View (``make_view``); once all do, this becomes ``-> View``.
+    def view(self, state: S) -> Any:
+        """A JSON-ready description of the position for the browser: a ``games.view.View``."""
 
     # --- shared behaviour, overridable ---------------------------------------------------------
 

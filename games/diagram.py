@@ -12,7 +12,7 @@ the last move. Whose turn it is, the seats, counters, outcome, game extras and t
 a game page (territory, scored creatures, captured points) are left out, so that every diagram reads
 as a plain position whatever the phase details behind it.
 
->>> d = diagram("valaturna", {"side": 5}, {"e1": "B", "g6": "B", "e3": "W", "e4": "W"},
+>>> d = diagram("valaturna", {"size": 5}, {"e1": "B", "g6": "B", "e3": "W", "e4": "W"},
 ...             to_move="black", move="e6")
 >>> d.move, d.after["last_move"]
 ('e6', {'text': 'e6', 'cells': ['e3', 'e4', 'e6']})
@@ -20,7 +20,7 @@ as a plain position whatever the phase details behind it.
 [['white', 'black']]
 >>> diagram("jotun", {}, {"e5": "B"}, to_move="white").after is None
 True
->>> diagram("valaturna", {"side": 5}, {"e1": "B"}, to_move="black", move="i5")
+>>> diagram("valaturna", {"size": 5}, {"e1": "B"}, to_move="black", move="i5")
 Traceback (most recent call last):
 ...
 games.errors.IllegalMoveError: valaturna: black cannot play 'i5' in the diagram: ...
@@ -35,7 +35,7 @@ from typing import Any
 from . import get
 from .base import OptionValue
 from .positions import position
-from .view import CellView, make_view
+from .view import CellView, View, make_view
 
 #: Cell marks that say what a cell is rather than highlight it: Exxit's off-field prisoner cells.
 KEPT_MARKS = frozenset({"prisoner"})
@@ -45,8 +45,8 @@ KEPT_MARKS = frozenset({"prisoner"})
 class Diagram:
     """The views of one diagram: the position, the position after the move, the move's text."""
 
-    before: dict[str, Any]
-    after: dict[str, Any] | None = None
+    before: View
+    after: View | None = None
     move: str | None = None
 
 
@@ -82,7 +82,7 @@ def diagram(
     return Diagram(before, drawn(rules.view(after)), text)
 
 
-def drawn(view: Mapping[str, Any]) -> dict[str, Any]:
+def drawn(view: Mapping[str, Any]) -> View:
     """The part of an engine's view that a diagram draws (see the module docstring), as a view."""
     cells: list[CellView] = []
     for cell in view["cells"]:

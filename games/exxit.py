@@ -30,8 +30,8 @@ comma, ``>`` and after ``+``, and ``pass`` in any case; the printer writes none 
 >>> state = rules.play(rules.play(rules.initial_state(), "0,0"), "1,-1")
 >>> [rules.format_move(state, m) for m in rules.legal_moves(state)]  # dancing is compulsory
 ['0,0>1,-1']
->>> rules.play(state, "0,0>1,-1").stack_at  # the red pawn lands on top: the stack is Red's
-{(1, -1): (2, 1)}
+>>> rules.play(state, "0,0>1,-1").stack_at  # Red (colour 0) lands on Black (1): now Red's
+{(1, -1): (1, 0)}
 
 Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
 
@@ -45,7 +45,8 @@ Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
   lowers a reserve and an off-field dance adds a prisoner stack, and only a liberation (which spends
   a tile of the stock for good) can undo either, so no earlier position can ever recur. This is the
   same count as §7 asks, only shorter.
-- [R.4] Colours: pawns and tiles are ``"red"`` (seat 1) and ``"black"`` (seat 2), as in the spec.
+- [R.4] Colours: pawns and tiles are ``"red"`` (seat 1) and ``"black"`` (seat 2), as in the spec;
+  in a state they are the colour indices of ``games.seats``, ``RED, BLACK = 0, 1``.
 - [R.5] Move order of ``legal_moves``: dances by source in reading order (``r``, then ``q``), then by
   direction (E, NE, NW, W, SW, SE); placements in reading order, then liberations in reading order.
 """
@@ -62,22 +63,24 @@ from .base import Option, Outcome, Steps
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
-from .view import CellView, make_view
+from .seats import EXXIT_COLOURS, Colour, other, seat_colours, seat_of
+from .view import CellView, View, make_view
 
 # --- constants -----------------------------------------------------------------------------------
 
-RED, BLACK = 1, 2  # seats; also the colours of pawns and tiles
-COLOURS: dict[int, str] = {RED: "red", BLACK: "black"}  # [R.4]
+RED, BLACK = 0, 1  # colour indices (games.seats) of pawns and tiles: Red is on seat 1 [R.4]
+COLOURS = EXXIT_COLOURS  # names by colour index
+RED_SEAT = 1  # Exxit's fixed ``black_seat`` (games.seats): colour 0, Red, is always seat 1
 PAWNS = 8  # each player's reserve at the start
 VARIANTS: dict[str, int] = {"standard": 39, "blitz": 29, "beginner": 19}  # tiles, core included
-CORE: tuple[tuple[Hex, int], ...] = (
+CORE: tuple[tuple[Hex, Colour], ...] = (
     ((0, -1), BLACK),
     ((1, -1), RED),
     ((0, 0), RED),
     ((1, 0), BLACK),
 )
 
-Stack = tuple[int, ...]  # pawn colours, bottom to top
+Stack = tuple[Colour, ...]  # pawn colours, bottom to top
 
 
 def reading_order(cell: Hex) -> tuple[int, int]:
@@ -103,11 +106,11 @@ class State:
     ``last`` (the last move's text and cell ids) is for display only and not part of :meth:`key`.
     """
 
-    tiles: tuple[tuple[Hex, int], ...]
+    tiles: tuple[tuple[Hex, Colour], ...]
     stacks: tuple[tuple[Hex, Stack], ...]
-    reserves: tuple[int, int]
+    reserves: tuple[int, int]  # by colour
     stock: int
-    mover: int
+    mover: Colour
     passes: int = 0
     ply: int = 0
     ended: str | None = None
@@ -115,7 +118,7 @@ class State:
     last: tuple[str, tuple[str, ...]] | None = None
 
     @cached_property
-    def tile_at(self) -> dict[Hex, int]:
+    def tile_at(self) -> dict[Hex, Colour]:
         """Tile colour by cell (a cache derived from ``tiles``)."""
         return dict(self.tiles)
 
@@ -135,12 +138,12 @@ class State:
 
 
 def make_state(
-    tiles: Mapping[Hex, int],
+    tiles: Mapping[Hex, Colour],
     stacks: Mapping[Hex, Stack],
     *,
     reserves: tuple[int, int],
     stock: int,
-    mover: int = RED,
+    mover: Colour = RED,
     passes: int = 0,
     ply: int = 0,
 ) -> State:
@@ -190,7 +193,7 @@ class Move:
         return cell_name(self.cell)
 
 
-PASS = Move("pass")
+PASS = Move(kind="pass")
 
 _CELL = r"\s*(-?\d+)\s*,\s*(-?\d+)\s*"
 _PLACE = re.compile(_CELL)
@@ -232,7 +235,7 @@ class Rules(BaseRules[State, Move]):
 
     def to_move(self, state: State) -> int | None:
         """The seat to move, None once the game is over."""
-        return None if state.ended else state.mover
+        return None if state.ended else seat_of(state.mover, RED_SEAT)
 
     def legal_moves(self, state: State) -> list[Move]:
         """Every legal move in the order of [R.5]: one kind only, by the priority of §4."""
@@ -271,9 +274,9 @@ class Rules(BaseRules[State, Move]):
         red, black = (sum(s) + (s[0] if s else 0) for s in sizes)  # [9.7]
         winner = None if red == black else (RED if red > black else BLACK)  # [9.4] tie: a draw
         return Outcome(
-            winner=winner,
+            winner=None if winner is None else seat_of(winner, RED_SEAT),
             reason=state.ended,
-            scores=(red, black),
+            scores=(red, black),  # by seat: Red is seat 1
             colour=None if winner is None else COLOURS[winner],
             details={
                 "tiles": [sum(s) for s in sizes],
@@ -304,7 +307,7 @@ class Rules(BaseRules[State, Move]):
         field plus the stock make the variant's total, and no prisoner stands on a tile."""
         for colour in (RED, BLACK):
             on_field = sum(s.count(colour) for _, s in state.stacks)
-            if on_field + state.reserves[colour - 1] != PAWNS:
+            if on_field + state.reserves[colour] != PAWNS:
                 raise AssertionError(f"{COLOURS[colour]} pawns are not conserved: {state}")
         if state.stock < 0 or len(state.tiles) + state.stock != self.total_tiles:
             raise AssertionError(f"tiles and stock do not add up to {self.total_tiles}: {state}")
@@ -315,7 +318,7 @@ class Rules(BaseRules[State, Move]):
         """The position (display fields and counters excluded), plus whether the game is over."""
         return (*state.position(), state.ended)
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Tiles, stacks and prisoners as cells (ids ``q,r``), reserves, stock and scores."""
         tiles = state.tile_at
         cells: list[CellView] = []
@@ -332,27 +335,14 @@ class Rules(BaseRules[State, Move]):
             else:
                 entry["mark"] = "prisoner"
             cells.append(entry)
-        scores = {str(s): score(state, s) for s in (RED, BLACK)}
+        scores = {str(seat_of(c, RED_SEAT)): score(state, c) for c in (RED, BLACK)}
         counters: list[dict[str, Any]] = [
             {"label": "Stock", "value": state.stock, "seat": None},
-            {"label": "Red reserve", "value": state.reserves[0], "seat": RED},
-            {"label": "Black reserve", "value": state.reserves[1], "seat": BLACK},
-            {"label": "Red score", "value": scores["1"], "seat": RED},
-            {"label": "Black score", "value": scores["2"], "seat": BLACK},
+            {"label": "Red reserve", "value": state.reserves[RED], "seat": 1},
+            {"label": "Black reserve", "value": state.reserves[BLACK], "seat": 2},
+            {"label": "Red score", "value": scores["1"], "seat": 1},
+            {"label": "Black score", "value": scores["2"], "seat": 2},
         ]
-        extra = {
-            "variant": self._options["variant"],
-            "total_tiles": self.total_tiles,
-            "stock": state.stock,
-            "reserves": {"1": state.reserves[0], "2": state.reserves[1]},
-            "scores": scores,
-            "prisoners": [
-                {"id": cell_name(c), "q": c[0], "r": c[1], "stack": [COLOURS[p] for p in s]}
-                for c, s in state.prisoners()
-            ],
-            "passes_in_a_row": state.passes,
-            "tile_colours": {"1": COLOURS[RED], "2": COLOURS[BLACK]},
-        }
         return make_view(
             game=self.slug,
             kind="field",
@@ -360,19 +350,18 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=[],
             to_move=self.to_move(state),
-            colours=(COLOURS[RED], COLOURS[BLACK]),
+            colours=seat_colours(RED_SEAT, COLOURS),
             phase="play",
             last_move=state.last,
             counters=counters,
             outcome=self.outcome(state),
-            extra=extra,
         )
 
 
 # --- scoring -------------------------------------------------------------------------------------
 
 
-def islands(state: State, colour: int) -> list[int]:
+def islands(state: State, colour: Colour) -> list[int]:
     """Sizes of the islands (maximal sets of touching tiles) of ``colour``, largest first."""
     own = {c for c, t in state.tiles if t == colour}
     sizes = []
@@ -390,7 +379,7 @@ def islands(state: State, colour: int) -> list[int]:
     return sorted(sizes, reverse=True)
 
 
-def score(state: State, colour: int) -> int:
+def score(state: State, colour: Colour) -> int:
     """Tiles of ``colour`` plus the size of its largest island (§8, [9.7])."""
     sizes = islands(state, colour)
     return sum(sizes) + (sizes[0] if sizes else 0)
@@ -437,14 +426,16 @@ def _legal(state: State) -> list[Move]:
     if dances:  # dancing is compulsory [9.9]
         if any(off for *_, off in dances):  # [9.2] off-field dances come first
             dances = [dc for dc in dances if dc[3]]
-        return [Move("dance", s, t) for s, _, t, _ in dances]
+        return [Move(kind="dance", cell=s, target=t) for s, _, t, _ in dances]
     moves: list[Move] = []
-    if state.reserves[state.mover - 1] >= 1:  # [9.9] on any tile without pawns, either colour
+    if state.reserves[state.mover] >= 1:  # [9.9] on any tile without pawns, either colour
         stacks = state.stack_at
-        moves.extend(Move("place", c) for c, _ in state.tiles if c not in stacks)
+        moves.extend(Move(kind="place", cell=c) for c, _ in state.tiles if c not in stacks)
     if state.stock >= 1:
         tiles = state.tile_at
-        moves.extend(Move("liberate", c) for c, _ in state.prisoners() if _touching(tiles, c) >= 2)
+        moves.extend(
+            Move(kind="liberate", cell=c) for c, _ in state.prisoners() if _touching(tiles, c) >= 2
+        )
     return moves or [PASS]
 
 
@@ -462,7 +453,7 @@ def _landing(state: State, source: Hex, target: Hex) -> list[Hex]:
     return cells
 
 
-def _touching(tiles: dict[Hex, int], cell: Hex) -> int:
+def _touching(tiles: dict[Hex, Colour], cell: Hex) -> int:
     """How many tiles touch ``cell``."""
     return sum(1 for n in neighbours(cell) if n in tiles)
 
@@ -508,7 +499,7 @@ def _play(state: State, move: Move) -> State:
             ended = "double-pass"
     elif move.kind == "place":
         stacks[cell] = (me,)
-        reserves[me - 1] -= 1
+        reserves[me] -= 1
         touched.append(cell)
     elif move.kind == "dance":
         assert move.target is not None
@@ -533,7 +524,7 @@ def _play(state: State, move: Move) -> State:
         stacks=_sorted(stacks),
         reserves=(reserves[0], reserves[1]),
         stock=stock,
-        mover=BLACK if me == RED else RED,
+        mover=other(me),
         passes=passes,
         ply=state.ply + 1,
         ended=ended,
@@ -547,8 +538,8 @@ def _play(state: State, move: Move) -> State:
 
 def _liberate(
     cell: Hex,
-    me: int,
-    tiles: dict[Hex, int],
+    me: Colour,
+    tiles: dict[Hex, Colour],
     stacks: dict[Hex, Stack],
     reserves: list[int],
     stock: int,
@@ -556,7 +547,7 @@ def _liberate(
 ) -> int:
     """Free the prisoner stack on ``cell`` and, depth first, its neighbours (§6); the stock left."""
     for pawn in stacks.pop(cell):
-        reserves[pawn - 1] += 1  # each pawn back to its owner
+        reserves[pawn] += 1  # each pawn back to its owner
     tiles[cell] = me  # the liberator's colour, whoever's pawns were freed
     stock -= 1
     touched.append(cell)
@@ -587,14 +578,14 @@ def _parse(text: str) -> Move:
     if text.strip().lower() == "pass":
         return PASS
     if m := _PLACE.fullmatch(text):
-        return Move("place", (int(m[1]), int(m[2])))
+        return Move(kind="place", cell=(int(m[1]), int(m[2])))
     if m := _LIBERATE.fullmatch(text):
-        return Move("liberate", (int(m[1]), int(m[2])))
+        return Move(kind="liberate", cell=(int(m[1]), int(m[2])))
     if m := _DANCE.fullmatch(text):
         source, target = (int(m[1]), int(m[2])), (int(m[3]), int(m[4]))
         if direction_between(source, target) is None:
             raise InvalidMoveError(f"{text!r}: a dance goes along a straight line to its target")
-        return Move("dance", source, target)
+        return Move(kind="dance", cell=source, target=target)
     raise InvalidMoveError(
         f"{text!r} is not an Exxit move (a cell 'q,r', a dance 'q,r>q,r', '+q,r' or 'pass')"
     )

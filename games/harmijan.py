@@ -38,9 +38,9 @@ the code, n being the row of the ambiguity table):
   turn = stone, destination, new stone; ``black``/``white``; ``pass``. ``hints`` preview each click
   in the browser's vocabulary: a stone's destinations, the slide's path and whether it bites, and
   the stones as the click would leave them.
-* The view marks the cells of scoring creatures ``"scored"`` once the game is over, and
-  ``extra.classes`` lists each colour's repeated shapes (canonical cells, count, value and the
-  creatures' cells), the standing during play and the score at the end.
+* The view marks the cells of scoring creatures ``"scored"`` once the game is over, and the
+  outcome's ``details`` list each colour's repeated shapes (canonical cells, count, value and the
+  creatures' cells); ``classes_of`` gives the standing during play.
 * ``legal_moves`` in the setup lists all the setups (55,206 on side 6) lazily; ``parse_move``,
   ``apply``, ``steps`` and ``random_move`` never list them.
 """
@@ -49,20 +49,32 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache, partial
 from typing import Any, ClassVar, NamedTuple
 
 from .base import Option, Outcome, Steps, parse_word
 from .base import Rules as BaseRules
+from .bitboard import Bitboard, bitboard, bits, mask
 from .errors import IllegalMoveError, InvalidMoveError
-from .hexgrid import Hex, HexBoard, hex_board
-from .view import CellView, make_view, row_labels
+from .hexgrid import Hex, HexBoard, canonical_shape, hex_board, normalise
+from .pie import (
+    CHOICES,
+    CHOOSE,
+    OVER,
+    PLAY,
+    SETUP,
+    black_seat_after,
+    choice_steps,
+    parse_choice,
+    to_move,
+    view_colours,
+)
+from .seats import BLACK, COLOURS, NO_SEAT, WHITE, Colour, other, seat_of
+from .view import CellView, View, make_view, row_labels
 
-BLACK, WHITE = 0, 1
-COLOURS = ("black", "white")
-COLOUR_IDS = (BLACK, WHITE)
+COLOUR_IDS = (BLACK, WHITE)  # colour indices (games.seats); COLOURS names them
 PASS = "pass"
 
 _TURN = re.compile(r"([a-z][0-9]+)\s*([-x])\s*([a-z][0-9]+)\s*@\s*([a-z][0-9]+)")
@@ -83,9 +95,9 @@ class State:
     """
 
     stones: tuple[int, int] = (0, 0)
-    phase: str = "setup"  # setup | choose | play | over
-    black_seat: int = 0  # 0 until seat 2 has chosen
-    colour: int = BLACK  # the colour to move in phase play
+    phase: str = SETUP  # games.pie: setup | choose | play | over
+    black_seat: int = NO_SEAT  # until seat 2 has chosen
+    colour: Colour = BLACK  # the colour to move in phase play
     must_pass: bool = False
     reason: str | None = None  # why the game ended
     history: tuple[tuple[int, int, int], ...] = ()
@@ -134,9 +146,19 @@ class Rules(BaseRules[State, Move]):
         size = self._options["size"]
         assert isinstance(size, int)
         self.board: HexBoard = hex_board(size)
-        self._geo = _geometry(size)
+        self._geo = bitboard(size)
         # the adjacent pairs of cells, each in reading order (setups, [H15])
         self._pairs = [(i, j) for i, row in enumerate(self.board.adjacent) for j in row if i < j]
+        # Caches of positions and shapes belong to this Rules object, not to the module: a bot
+        # that plays millions of positions on its own Rules never evicts a human game's entries.
+        # At most 64 turn tables (the positions being clicked through; one is a few kB) ...
+        self._turn_table: Callable[[int, int], dict[int, dict[int, int]]] = lru_cache(maxsize=64)(
+            partial(_turn_table, self._geo)
+        )
+        # ... and at most 4096 shapes (normalised cells -> canonical shape; a game meets hundreds).
+        self._shape_of: Callable[[tuple[Hex, ...]], tuple[Hex, ...]] = lru_cache(maxsize=4096)(
+            canonical_shape
+        )
 
     # --- the API ---------------------------------------------------------------------------------
 
@@ -146,22 +168,16 @@ class Rules(BaseRules[State, Move]):
 
     def to_move(self, state: State) -> int | None:
         """Seat 1 in setup, seat 2 to choose, then the seat of the colour to move."""
-        if state.phase == "setup":
-            return 1
-        if state.phase == "choose":
-            return 2
-        if state.phase == "play":
-            return self._seat(state, state.colour)
-        return None
+        return to_move(state.phase, state.colour, state.black_seat)
 
     def legal_moves(self, state: State) -> Iterator[Move]:
         """Setups (black pair, then white pair, in reading order), the two colours, the turns
         sorted by (source, target, place) in reading order, or ``pass`` alone."""
-        if state.phase == "setup":
+        if state.phase == SETUP:
             return self._setups()
-        if state.phase == "choose":
-            return iter(COLOURS)
-        if state.phase != "play":
+        if state.phase == CHOOSE:
+            return iter(CHOICES)
+        if state.phase != PLAY:
             return iter(())
         if state.must_pass:
             return iter((PASS,))
@@ -175,7 +191,7 @@ class Rules(BaseRules[State, Move]):
             b, w = sorted(move.black), sorted(move.white)
             return f"{names[b[0]]},{names[b[1]]}/{names[w[0]]},{names[w[1]]}"
         if isinstance(move, Turn):
-            enemy = state.stones[1 - state.colour]
+            enemy = state.stones[other(state.colour)]
             sep = "x" if enemy >> move.target & 1 else "-"
             return f"{names[move.source]}{sep}{names[move.target]}@{names[move.place]}"
         return move
@@ -193,37 +209,40 @@ class Rules(BaseRules[State, Move]):
         self._check(state, move, None)
         text = self.format_move(state, move)
         if isinstance(move, Setup):
-            black = _bits(move.black)
-            white = _bits(move.white)
+            black = mask(move.black)
+            white = mask(move.white)
             return State(
                 stones=(black, white),
-                phase="choose",
+                phase=CHOOSE,
                 ply=state.ply + 1,
                 last_move=text,
                 last_cells=(*sorted(move.black), *sorted(move.white)),
             )
-        if move in COLOURS:
+        choice = parse_choice(move) if isinstance(move, str) else None
+        if choice is not None:
             # [H16] Black moves first, whoever chose
-            black_seat = 2 if move == "black" else 1
+            black_seat = black_seat_after(choice)
             return self._next_turn(state, state.stones, BLACK, black_seat, text, (), True)
         colour = state.colour
         if isinstance(move, Turn):
             s, x, y = move
             stones = list(state.stones)
-            grew = not stones[1 - colour] >> x & 1
-            stones[1 - colour] &= ~(1 << x)  # [H5] a bite removes the enemy stone
+            grew = not stones[other(colour)] >> x & 1
+            stones[other(colour)] &= ~(1 << x)  # [H5] a bite removes the enemy stone
             stones[colour] = (stones[colour] & ~(1 << s)) | (1 << x) | (1 << y)
             return self._next_turn(
-                state, (stones[0], stones[1]), 1 - colour, state.black_seat, text, move, grew
+                state, (stones[0], stones[1]), other(colour), state.black_seat, text, move, grew
             )
-        return self._next_turn(state, state.stones, 1 - colour, state.black_seat, text, (), False)
+        return self._next_turn(
+            state, state.stones, other(colour), state.black_seat, text, (), False
+        )
 
     def outcome(self, state: State) -> Outcome | None:
         """The scored result once the game is over (§6)."""
-        if state.phase != "over":
+        if state.phase != OVER:
             return None
         assert state.reason is not None
-        classes = [_classes(self.board, _creatures(self._geo, state.stones[c])) for c in COLOUR_IDS]
+        classes = [self.classes(state.stones[c]) for c in COLOUR_IDS]
         values = [tuple(k.value for k in cls) for cls in classes]
         winner_colour: int | None = None
         # [H11][H12] largest repeated shape first; compared one class at a time
@@ -234,22 +253,21 @@ class Rules(BaseRules[State, Move]):
             seat_values.reverse()
         details = {COLOURS[c]: [k.to_json(self.board) for k in classes[c]] for c in COLOUR_IDS}
         return Outcome(
-            winner=None if winner_colour is None else self._seat(state, winner_colour),
+            winner=None if winner_colour is None else seat_of(winner_colour, state.black_seat),
             reason=state.reason,
             scores=(seat_values[0], seat_values[1]),
             colour=None if winner_colour is None else COLOURS[winner_colour],
             details=details,
         )
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Cells with their stones; at the end, the cells of scoring creatures are marked."""
         names = self.board.names
         outcome = self.outcome(state)
-        classes = [_classes(self.board, _creatures(self._geo, state.stones[c])) for c in COLOUR_IDS]
         scored = 0
         if outcome is not None:
-            for cls in classes:
-                for k in cls:
+            for c in COLOUR_IDS:
+                for k in self.classes(state.stones[c]):
                     for creature in k.creatures:
                         scored |= creature
         cells: list[CellView] = []
@@ -261,26 +279,14 @@ class Rules(BaseRules[State, Move]):
             if scored >> i & 1:
                 cell["mark"] = "scored"
             cells.append(cell)
-        seats: list[str | None] = [None, None]
-        if state.black_seat:
-            seats[state.black_seat - 1] = "black"
-            seats[2 - state.black_seat] = "white"
         counters = [
             {
                 "label": f"{COLOURS[c].capitalize()} stones",
                 "value": state.stones[c].bit_count(),
-                "seat": self._seat(state, c),
+                "seat": seat_of(c, state.black_seat),
             }
             for c in COLOUR_IDS
         ]
-        extra: dict[str, Any] = {
-            "colour_to_move": COLOURS[state.colour] if state.phase == "play" else None,
-            "must_pass": state.must_pass,
-            # the repeated shapes as they stand (final once the game is over)
-            "classes": {
-                COLOURS[c]: [k.to_json(self.board) for k in classes[c]] for c in COLOUR_IDS
-            },
-        }
         last = None
         if state.last_move is not None:
             last = (state.last_move, [names[i] for i in state.last_cells])
@@ -291,12 +297,11 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=row_labels(self.board),
             to_move=self.to_move(state),
-            colours=seats,
+            colours=view_colours(state.black_seat),
             phase=state.phase,
             last_move=last,
             counters=counters,
             outcome=outcome,
-            extra=extra,
         )
 
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
@@ -311,15 +316,13 @@ class Rules(BaseRules[State, Move]):
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
         """Legal next clicks; a setup pair may be clicked in either order."""
         prefix = tuple(prefix)
-        if state.phase == "setup":
+        if state.phase == SETUP:
             return self._setup_steps(prefix)
-        if state.phase == "play" and not state.must_pass:
+        if state.phase == CHOOSE:
+            return choice_steps(prefix)
+        if state.phase == PLAY and not state.must_pass:
             return self._turn_steps(state, prefix)
-        words: tuple[str, ...] = ()
-        if state.phase == "choose":
-            words = COLOURS
-        elif state.phase == "play":
-            words = (PASS,)
+        words: tuple[str, ...] = (PASS,) if state.phase == PLAY else ()
         if not prefix:
             return Steps(prefix, words, None)
         if len(prefix) == 1 and prefix[0] in words:
@@ -328,12 +331,16 @@ class Rules(BaseRules[State, Move]):
 
     def random_move(self, state: State, rng: random.Random) -> Move:
         """A uniformly random legal move; a setup is drawn without listing all of them."""
-        if state.phase != "setup":
+        if state.phase != SETUP:
             return super().random_move(state, rng)
         while True:
             black, white = rng.choice(self._pairs), rng.choice(self._pairs)
             if len({*black, *white}) == 4:
-                return Setup(black, white)
+                return Setup(black=black, white=white)
+
+    def classes(self, stones: int) -> list[ShapeClass]:
+        """The repeated shapes among the creatures of ``stones`` (one colour's), largest first."""
+        return _classes(self.board, self._geo.components(stones), self._shape_of)
 
     def key(self, state: State) -> tuple[Any, ...]:
         """The position: stones, phase, seats and the colour to move (no history or display)."""
@@ -341,38 +348,33 @@ class Rules(BaseRules[State, Move]):
 
     # --- helpers ---------------------------------------------------------------------------------
 
-    def _seat(self, state: State, colour: int) -> int | None:
-        if not state.black_seat:
-            return None
-        return state.black_seat if colour == BLACK else 3 - state.black_seat
-
     def _setups(self) -> Iterator[Move]:
         for b in self._pairs:
             for w in self._pairs:
                 if len({*b, *w}) == 4:
-                    yield Setup(b, w)
+                    yield Setup(black=b, white=w)
 
     def _read(self, state: State, text: str) -> Move:
         """Parse ``text`` without looking at legality (InvalidMoveError if it is no move)."""
         t = text.strip().lower()
-        word = parse_word(t, (*COLOURS, PASS))
+        word = parse_word(t, (*CHOICES, PASS))
         if word is not None:
             return word
         parse = self.board.parse_index
         m = _SETUP.fullmatch(t)
         if m:
             b1, b2, w1, w2 = (parse(g) for g in m.groups())
-            return Setup((min(b1, b2), max(b1, b2)), (min(w1, w2), max(w1, w2)))
+            return Setup(black=(min(b1, b2), max(b1, b2)), white=(min(w1, w2), max(w1, w2)))
         m = _TURN.fullmatch(t)
         if m:
             s, x, y = parse(m[1]), parse(m[3]), parse(m[4])
-            if state.phase == "play":
+            if state.phase == PLAY:
                 # §9: "-" onto an enemy stone, or "x" onto an empty cell, is refused
-                bite = bool(state.stones[1 - state.colour] >> x & 1)
+                bite = bool(state.stones[other(state.colour)] >> x & 1)
                 if bite != (m[2] == "x"):
                     what = "an enemy stone: write x" if bite else "no enemy stone: write -"
                     raise IllegalMoveError(f"{text!r}: {m[3]} holds {what}")
-            return Turn(s, x, y)
+            return Turn(source=s, target=x, place=y)
         raise InvalidMoveError(
             f"{text!r} is not a Harmijan move (forms: f5,f6/c3,c4, black, white, "
             "g3-g4@j4, g3xg6@g1, pass)"
@@ -383,7 +385,7 @@ class Rules(BaseRules[State, Move]):
         what = repr(text) if text is not None else repr(move)
         phase = state.phase
         if isinstance(move, Setup):
-            if phase != "setup":
+            if phase != SETUP:
                 raise IllegalMoveError(f"{what}: the setup is over")
             cells = {*move.black, *move.white}
             if len(cells) != 4 or not all(0 <= i < len(self.board) for i in cells):
@@ -392,13 +394,13 @@ class Rules(BaseRules[State, Move]):
                 if b not in self.board.adjacent[a]:
                     raise IllegalMoveError(f"{what}: the stones of a pair must be adjacent")
             return
-        if phase == "setup":
+        if phase == SETUP:
             raise IllegalMoveError(f"{what}: seat 1 must first place the two pairs")
-        if move in COLOURS:
-            if phase != "choose":
+        if move in CHOICES:
+            if phase != CHOOSE:
                 raise IllegalMoveError(f"{what}: the colours are already chosen")
             return
-        if phase == "choose":
+        if phase == CHOOSE:
             raise IllegalMoveError(f"{what}: seat 2 must first choose black or white")
         if move == PASS:
             if not state.must_pass:
@@ -436,14 +438,14 @@ class Rules(BaseRules[State, Move]):
         }
         # [H17] the third occurrence ends the game; checked before the no-turn test
         if history.count(position) >= 3:
-            return State(phase="over", reason="repetition", **common)
-        own, enemy = stones[colour], stones[1 - colour]
+            return State(phase=OVER, reason="repetition", **common)
+        own, enemy = stones[colour], stones[other(colour)]
         # [H10] a static test at the start of every turn
         if _has_turn(self._geo, own, enemy):
-            return State(phase="play", **common)
+            return State(phase=PLAY, **common)
         if _has_turn(self._geo, enemy, own):
-            return State(phase="play", must_pass=True, **common)
-        return State(phase="over", reason="no-moves", **common)
+            return State(phase=PLAY, must_pass=True, **common)
+        return State(phase=OVER, reason="no-moves", **common)
 
     def _setup_steps(self, prefix: tuple[str, ...]) -> Steps:
         board = self.board
@@ -458,8 +460,8 @@ class Rules(BaseRules[State, Move]):
             cells.append(i)
         if len(cells) == 4:
             move = Setup(
-                (min(cells[0], cells[1]), max(cells[0], cells[1])),
-                (min(cells[2], cells[3]), max(cells[2], cells[3])),
+                black=(min(cells[0], cells[1]), max(cells[0], cells[1])),
+                white=(min(cells[2], cells[3]), max(cells[2], cells[3])),
             )
             return Steps(prefix, (), self.format_move(State(), move))
         following = tuple(board.names[i] for i in self._setup_options(cells))
@@ -482,7 +484,7 @@ class Rules(BaseRules[State, Move]):
 
     def _turn_steps(self, state: State, prefix: tuple[str, ...]) -> Steps:
         names, by_name = self.board.names, self.board.by_name
-        table = _turn_table(self._geo, *_own_enemy(state))
+        table = self._turn_table(*_own_enemy(state))
         cells: list[int] = []
         for k, token in enumerate(prefix):
             i = by_name.get(token, -1)
@@ -496,7 +498,11 @@ class Rules(BaseRules[State, Move]):
                 raise IllegalMoveError(_nowhere(prefix[: k + 1]))
             cells.append(i)
         if len(cells) == 3:
-            return Steps(prefix, (), self.format_move(state, Turn(*cells)))
+            return Steps(
+                prefix,
+                (),
+                self.format_move(state, Turn(source=cells[0], target=cells[1], place=cells[2])),
+            )
         # previews in board.js's vocabulary: ``cells`` to mark, a ``path``, ghost ``changes``
         colour = [COLOURS[state.colour]]
         hints: dict[str, Any]
@@ -506,7 +512,7 @@ class Rules(BaseRules[State, Move]):
             }
         elif len(cells) == 1:
             s = cells[0]
-            enemy = state.stones[1 - state.colour]
+            enemy = state.stones[other(state.colour)]
             hints = {
                 names[x]: {
                     "path": [names[s], names[x]],
@@ -516,7 +522,7 @@ class Rules(BaseRules[State, Move]):
                 for x in sorted(table[s])
             }
         else:
-            places = _bit_indices(table[cells[0]][cells[1]])
+            places = bits(table[cells[0]][cells[1]])
             hints = {names[y]: {"changes": {names[y]: colour}} for y in places}
         return Steps(prefix, tuple(hints), None, hints)
 
@@ -528,78 +534,8 @@ def _nowhere(prefix: Sequence[str]) -> str:
 # --- geometry -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, eq=False)  # one per size: hashed by identity, cheaply, in caches
-class _Geo:
-    """Bitset tables of one board size, built from ``hexgrid``'s integer tables."""
-
-    board: HexBoard
-    near: tuple[int, ...]  # bits of a cell's neighbours
-    closed: tuple[int, ...]  # the same plus the cell itself
-    rays: tuple[tuple[tuple[int, ...], ...], ...]
-    ring: tuple[tuple[int, ...], ...]  # neighbour index by direction, -1 off the board
-    closed_cells: tuple[tuple[int, ...], ...]
-
-
-@cache
-def _geometry(size: int) -> _Geo:
-    board = hex_board(size)
-    near = tuple(_bits(row) for row in board.adjacent)
-    return _Geo(
-        board=board,
-        near=near,
-        closed=tuple(m | 1 << i for i, m in enumerate(near)),
-        rays=board.rays,
-        ring=board.step,
-        closed_cells=tuple((i, *row) for i, row in enumerate(board.adjacent)),
-    )
-
-
-def _bits(cells: Iterable[int]) -> int:
-    mask = 0
-    for i in cells:
-        mask |= 1 << i
-    return mask
-
-
-def _bit_indices(mask: int) -> Iterator[int]:
-    """The set bits of ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
-def _dilate(geo: _Geo, mask: int) -> int:
-    """``mask`` and every cell next to it."""
-    closed = geo.closed
-    out = 0
-    while mask:
-        low = mask & -mask
-        out |= closed[low.bit_length() - 1]
-        mask ^= low
-    return out
-
-
-def _creatures(geo: _Geo, stones: int) -> list[int]:
-    """The connected components of ``stones`` (bitsets), by lowest cell."""
-    near = geo.near
-    out = []
-    while stones:
-        low = stones & -stones
-        stones ^= low
-        creature = frontier = low
-        while frontier:
-            grow = 0
-            while frontier:
-                bit = frontier & -frontier
-                grow |= near[bit.bit_length() - 1]
-                frontier ^= bit
-            grow &= stones
-            stones ^= grow
-            creature |= grow
-            frontier = grow
-        out.append(creature)
-    return out
+# The bitsets of one board size are games.bitboard's Bitboard (neighbour masks, dilation, flood,
+# components); its ``board`` gives hexgrid's integer tables (rays, steps by direction).
 
 
 # arcs[pattern]: how many separate runs of friendly neighbours a 6-bit ring pattern has; a stone
@@ -613,22 +549,26 @@ _ARCS = tuple(
 
 
 def _own_enemy(state: State) -> tuple[int, int]:
-    return state.stones[state.colour], state.stones[1 - state.colour]
+    return state.stones[state.colour], state.stones[other(state.colour)]
 
 
 class _Slides:
     """One colour's creatures on a board, and for each stone the data its slides and placements
     need: the creatures without that stone, and where a cell touches one or two of them."""
 
-    def __init__(self, geo: _Geo, own: int, enemy: int) -> None:
+    def __init__(self, geo: Bitboard, own: int, enemy: int) -> None:
         self.geo = geo
+        board = geo.board  # hexgrid's integer tables, looked up once per position
+        self.rays = board.rays
+        self.step = board.step
+        self.adjacent = board.adjacent
         self.own = own
         self.enemy = enemy
-        self.creatures = _creatures(geo, own)
-        self.dilated = [_dilate(geo, c) for c in self.creatures]
+        self.creatures = geo.components(own)
+        self.dilated = [geo.dilate(c) for c in self.creatures]
         self.label: dict[int, int] = {}
         for n, creature in enumerate(self.creatures):
-            for i in _bit_indices(creature):
+            for i in bits(creature):
                 self.label[i] = n
         # once/twice: cells touching at least one / at least two creatures, all but creature n
         count = len(self.creatures)
@@ -648,11 +588,11 @@ class _Slides:
 
     def movable(self) -> int:
         """The stones of creatures of two or more stones ([H4]: size before the move)."""
-        mask = 0
+        out = 0
         for creature in self.creatures:
             if creature & (creature - 1):
-                mask |= creature
-        return mask
+                out |= creature
+        return out
 
     def without(self, s: int) -> _Without:
         """The board seen by the stone at ``s`` while it moves ([H1]: counted without it)."""
@@ -661,18 +601,19 @@ class _Slides:
         creature = self.creatures[n]
         rest = creature & ~(1 << s)
         pattern = 0
-        for d, j in enumerate(geo.ring[s]):
+        for d, j in enumerate(self.step[s]):
             if j >= 0 and rest >> j & 1:
                 pattern |= 1 << d
         if _ARCS[pattern] == 1:
             # [H3] still one creature: its halo loses only cells that touched s alone
             lost = 0
-            for y in geo.closed_cells[s]:
-                if not geo.closed[y] & rest:
+            closed = geo.closed
+            for y in (s, *self.adjacent[s]):  # the cells of closed[s]
+                if not closed[y] & rest:
                     lost |= 1 << y
             pieces = [self.dilated[n] & ~lost]
         else:  # [H3] the departure may split the creature
-            pieces = [_dilate(geo, p) for p in _creatures(geo, rest)]
+            pieces = [geo.dilate(p) for p in geo.components(rest)]
         (pre_once, pre_twice), (post_once, post_twice) = self.pre, self.post
         once = pre_once[n] | post_once[n + 1]
         twice = pre_twice[n] | post_twice[n + 1] | (pre_once[n] & post_once[n + 1])
@@ -700,7 +641,7 @@ class _Without:
         """The cells the stone can slide to (a bitset)."""
         own, one, enemy = self.own, self.one, self.slides.enemy
         out = 0
-        for ray in self.slides.geo.rays[self.s]:
+        for ray in self.slides.rays[self.s]:
             for x in ray:
                 bit = 1 << x
                 # [H2] every entered cell, the end and a bite cell included, touches exactly one
@@ -728,7 +669,7 @@ class _Without:
         # [H7] at most one neighbouring friendly creature: no merge
         allowed = ~(stones | halo | self.two)
         out = 0
-        for ray in geo.rays[x]:  # [H6] any of the six lines, no jumping
+        for ray in self.slides.rays[x]:  # [H6] any of the six lines, no jumping
             for y in ray:
                 bit = 1 << y
                 if stones & bit:
@@ -737,43 +678,44 @@ class _Without:
         return out & allowed
 
 
-def _turns(geo: _Geo, own: int, enemy: int) -> list[Turn]:
+def _turns(geo: Bitboard, own: int, enemy: int) -> list[Turn]:
     """Every turn, sorted by (source, target, place) in reading order."""
     slides = _Slides(geo, own, enemy)
     out = []
-    for s in _bit_indices(slides.movable()):
+    for s in bits(slides.movable()):
         without = slides.without(s)
-        for x in _bit_indices(without.targets()):
-            for y in _bit_indices(without.places(x)):
-                out.append(Turn(s, x, y))
+        for x in bits(without.targets()):
+            for y in bits(without.places(x)):
+                # by position, the one exception: keywords cost a fifth of legal_moves here
+                out.append(Turn(s, x, y))  # source, target, place
     return out
 
 
-def _has_turn(geo: _Geo, own: int, enemy: int) -> bool:
+def _has_turn(geo: Bitboard, own: int, enemy: int) -> bool:
     """Whether any turn exists (stops at the first one)."""
     slides = _Slides(geo, own, enemy)
-    for s in _bit_indices(slides.movable()):
+    for s in bits(slides.movable()):
         without = slides.without(s)
-        for x in _bit_indices(without.targets()):
+        for x in bits(without.targets()):
             if without.places(x):
                 return True
     return False
 
 
-@lru_cache(maxsize=64)
-def _turn_table(geo: _Geo, own: int, enemy: int) -> dict[int, dict[int, int]]:
-    """source -> target -> bitset of places, for step-wise entry (cached across clicks)."""
+def _turn_table(geo: Bitboard, own: int, enemy: int) -> dict[int, dict[int, int]]:
+    """source -> target -> bitset of places, for step-wise entry (``Rules`` caches it across
+    clicks)."""
     slides = _Slides(geo, own, enemy)
     table: dict[int, dict[int, int]] = {}
-    for s in _bit_indices(slides.movable()):
+    for s in bits(slides.movable()):
         without = slides.without(s)
-        targets = {x: p for x in _bit_indices(without.targets()) if (p := without.places(x))}
+        targets = {x: p for x in bits(without.targets()) if (p := without.places(x))}
         if targets:
             table[s] = targets
     return table
 
 
-def _turn_fault(geo: _Geo, own: int, enemy: int, s: int, x: int, y: int) -> str | None:
+def _turn_fault(geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int) -> str | None:
     """Why the turn (s, x, y) is illegal, or None if it is legal."""
     names = geo.board.names
     cells = len(names)
@@ -796,32 +738,13 @@ def _turn_fault(geo: _Geo, own: int, enemy: int, s: int, x: int, y: int) -> str 
 
 
 def canon(cells: Iterable[Hex]) -> tuple[Hex, ...]:
-    """The canonical free-polyhex shape of ``cells`` (§3): the least of its 12 images, each
-    translated to its minimum q and r and sorted.
+    """The canonical free-polyhex shape of ``cells`` (§3): ``hexgrid.canonical_shape``, the least of
+    its 12 images, each translated to its minimum q and r and sorted. (``Rules`` caches it.)
 
     >>> canon([(0, 0), (1, 0), (1, 1), (2, 1)]) == canon([(0, 0), (0, 1), (1, 1), (1, 2)])
     True
     """
-    points = list(cells)
-    q0 = min(q for q, _ in points)
-    r0 = min(r for _, r in points)
-    return _canon(tuple(sorted((q - q0, r - r0) for q, r in points)))
-
-
-@lru_cache(maxsize=65536)
-def _canon(points: tuple[Hex, ...]) -> tuple[Hex, ...]:
-    best: tuple[Hex, ...] | None = None
-    for mirror in (False, True):
-        p = [(r, q) for q, r in points] if mirror else list(points)  # ref((q,r)) = (r,q)
-        for _ in range(6):
-            q0 = min(q for q, _ in p)
-            r0 = min(r for _, r in p)
-            t = tuple(sorted((q - q0, r - r0) for q, r in p))
-            if best is None or t < best:
-                best = t
-            p = [(-r, q + r) for q, r in p]  # rot((q,r)) = (-r, q+r), 60 degrees
-    assert best is not None
-    return best
+    return canonical_shape(normalise(cells))
 
 
 @dataclass(frozen=True)
@@ -845,19 +768,23 @@ class ShapeClass:
             "count": self.count,
             "value": self.value,
             "shape": [list(p) for p in self.shape],
-            "creatures": [[board.names[i] for i in _bit_indices(c)] for c in self.creatures],
+            "creatures": [[board.names[i] for i in bits(c)] for c in self.creatures],
         }
 
 
-def _classes(board: HexBoard, creatures: list[int]) -> list[ShapeClass]:
-    """A colour's repeated shapes, largest first, then by value (§6)."""
+def _classes(
+    board: HexBoard, creatures: list[int], shape_of: Callable[[tuple[Hex, ...]], tuple[Hex, ...]]
+) -> list[ShapeClass]:
+    """A colour's repeated shapes, largest first, then by value (§6); ``shape_of`` gives the
+    canonical shape of normalised cells (a cached ``hexgrid.canonical_shape``)."""
     groups: dict[tuple[Hex, ...], list[int]] = {}
+    cells = board.cells
     for creature in creatures:
         # [H13] all 12 symmetries
-        shape = canon(board.cells[i] for i in _bit_indices(creature))
+        shape = shape_of(normalise(cells[i] for i in bits(creature)))
         groups.setdefault(shape, []).append(creature)
     classes = [
-        ShapeClass(shape, len(shape), len(members), tuple(members))
+        ShapeClass(shape=shape, size=len(shape), count=len(members), creatures=tuple(members))
         for shape, members in groups.items()
         if len(members) >= 2  # [H11] a shape must be repeated to score
     ]
@@ -867,5 +794,4 @@ def _classes(board: HexBoard, creatures: list[int]) -> list[ShapeClass]:
 
 def classes_of(rules: Rules, state: State, colour: str) -> list[ShapeClass]:
     """The repeated shapes of ``colour`` in ``state`` (for tests and display)."""
-    c = COLOURS.index(colour)
-    return _classes(rules.board, _creatures(_geometry(rules.board.n), state.stones[c]))
+    return rules.classes(state.stones[COLOURS.index(colour)])

@@ -23,7 +23,7 @@ ray tables over those indices, so that move generators work on small integers.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 from .errors import InvalidMoveError
@@ -89,6 +89,75 @@ def direction_between(a: Hex, b: Hex) -> int | None:
         return None
     unit = (dq // n, dr // n)
     return DIRECTIONS.index(unit) if unit in DIRECTIONS else None
+
+
+# --- symmetries: the 12 rotations and reflections of the plane, and shapes up to them -------------
+
+
+def rotate(h: Hex, turns: int = 1) -> Hex:
+    """``h`` turned ``turns`` sixths of a full turn about (0, 0), clockwise as drawn (``r`` down):
+    each turn takes E to SE, SE to SW, and so on round the direction list backwards.
+
+    >>> rotate((1, 0)), rotate((1, 0), 2), rotate((1, 0), 6), rotate((2, -1), -1)
+    ((0, 1), (-1, 1), (1, 0), (1, -2))
+    """
+    q, r = h
+    for _ in range(turns % 6):
+        q, r = -r, q + r
+    return (q, r)
+
+
+def reflect(h: Hex) -> Hex:
+    """``h`` mirrored in the line through (0, 0) and (1, 1), which swaps ``q`` and ``r``:
+    E and SE trade places, NE and SW, NW and W.
+
+    >>> reflect((1, 0)), reflect((1, -1)), reflect(reflect((3, -2)))
+    ((0, 1), (-1, 1), (3, -2))
+    """
+    return (h[1], h[0])
+
+
+def normalise(cells: Iterable[Hex]) -> tuple[Hex, ...]:
+    """``cells`` translated so that their least ``q`` and least ``r`` are 0, sorted: the same
+    tuple for every translation of one set of cells.
+
+    >>> normalise([(5, -3), (6, -3)])
+    ((0, 0), (1, 0))
+    """
+    points = list(cells)
+    q0 = min(q for q, _ in points)
+    r0 = min(r for _, r in points)
+    return tuple(sorted((q - q0, r - r0) for q, r in points))
+
+
+def symmetries(cells: Iterable[Hex]) -> list[tuple[Hex, ...]]:
+    """The 12 images of ``cells`` under the rotations and reflections of the hex plane, each
+    normalised (:func:`normalise`): the 6 rotations, then the 6 rotations of the reflection.
+
+    >>> len(symmetries([(0, 0)])), len(set(symmetries([(0, 0), (1, 0)])))
+    (12, 3)
+    """
+    start = list(cells)
+    out = []
+    for image in (start, [reflect(h) for h in start]):
+        for _ in range(6):
+            out.append(normalise(image))
+            image = [(-r, q + r) for q, r in image]  # rotate() by one turn, inline for speed
+    return out
+
+
+def canonical_shape(cells: Iterable[Hex]) -> tuple[Hex, ...]:
+    """The free shape of ``cells`` (a polyhex up to translation, rotation and reflection): the
+    least of its 12 normalised images, so two sets of cells have the same shape exactly when
+    their canonical shapes are equal.
+
+    >>> canonical_shape([(0, 0), (1, 0), (1, 1), (2, 1)])
+    ((0, 0), (0, 1), (1, 1), (1, 2))
+    >>> snake = [(0, 0), (1, 0), (1, 1), (2, 1)]
+    >>> canonical_shape([rotate(reflect(h), 2) for h in snake]) == canonical_shape(snake)
+    True
+    """
+    return min(symmetries(cells))
 
 
 def to_pixel(h: Hex) -> tuple[float, float]:
@@ -190,7 +259,7 @@ class HexBoard:
         return [chr(ord("a") + k) for k in range(2 * self.n - 1)]
 
 
-@cache
+@cache  # one board per side: bounded by the few sizes the games offer
 def hex_board(n: int) -> HexBoard:
     """The (shared, immutable) board of side ``n``."""
     return HexBoard(n)

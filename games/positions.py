@@ -33,6 +33,8 @@ from typing import Any
 from . import exxit, harmijan, jotun, sgolte, valaturna
 from .base import Rules
 from .hexgrid import Hex, HexBoard, hex_board
+from .seats import BLACK, COLOURS, WHITE, Colour
+from .seats import LETTERS as PIECE_LETTERS
 
 #: A description's piece letters and the colours they stand for.
 LETTERS: dict[str, str] = {"B": "black", "W": "white", "R": "red"}
@@ -94,25 +96,26 @@ def valaturna_position(
     black: str = "",
     white: str = "",
     stacks: Mapping[str, str] | None = None,
-    turn: str = valaturna.BLACK,
+    turn: Colour | str = BLACK,
     phase: str = "play",
     passes: int = 0,
-    first_passer: str = "",
+    first_passer: Colour | None = None,
 ) -> valaturna.State:
     """A Valaturna position: single pieces on the space-separated points ``black`` and ``white``,
-    and ``stacks`` mapping a point to its pieces bottom to top (``"wb"``); Seat 1 is Black."""
+    and ``stacks`` mapping a point to its pieces bottom to top (``"wb"``); Seat 1 is Black.
+    ``turn`` is the colour to move: an index (``games.seats``) or its letter, as in ``stacks``."""
     cells = [""] * len(rules.board)
     for name in black.split():
-        cells[rules.board.by_name[name]] = valaturna.BLACK
+        cells[rules.board.by_name[name]] = PIECE_LETTERS[BLACK]
     for name in white.split():
-        cells[rules.board.by_name[name]] = valaturna.WHITE
+        cells[rules.board.by_name[name]] = PIECE_LETTERS[WHITE]
     for name, pieces in (stacks or {}).items():
         cells[rules.board.by_name[name]] = pieces
     return valaturna.State(
         stacks=tuple(cells),
         phase=phase,
-        colours=(valaturna.BLACK, valaturna.WHITE),
-        turn=turn if phase == "play" else "",
+        black_seat=1,
+        colour=PIECE_LETTERS.index(turn) if isinstance(turn, str) else turn,
         passes=passes,
         first_passer=first_passer,
     )
@@ -131,7 +134,7 @@ def stone_bits(board: HexBoard, names: str) -> int:
 
 
 def harmijan_position(
-    black: str, white: str, colour: int = harmijan.BLACK, size: int = 6
+    black: str, white: str, colour: Colour = BLACK, size: int = 6
 ) -> harmijan.State:
     """A Harmijan position with stones on the space-separated cells ``black`` and ``white``;
     Black on seat 1, ``colour`` to move, as if just reached (its first occurrence)."""
@@ -145,7 +148,7 @@ def harmijan_position(
 def exxit_position(
     tiles: Mapping[Hex, int],
     stacks: Mapping[Hex, exxit.Stack],
-    mover: int = exxit.RED,
+    mover: Colour = exxit.RED,
     stock: int | None = None,
     rules: exxit.Rules = EXXIT_RULES,
 ) -> exxit.State:
@@ -189,7 +192,7 @@ def _valaturna(
     rules: Rules[Any, Any], stacks: Mapping[str, str], to_move: str, _: Mapping[str, str]
 ) -> valaturna.State:
     assert isinstance(rules, valaturna.Rules)
-    letters = {"B": valaturna.BLACK, "W": valaturna.WHITE}
+    letters = {"B": PIECE_LETTERS[BLACK], "W": PIECE_LETTERS[WHITE]}
     lowered = {cell: "".join(letters[p] for p in pieces) for cell, pieces in stacks.items()}
     return valaturna_position(rules, stacks=lowered, turn=valaturna.COLOURS_BY_NAME[to_move])
 
@@ -200,7 +203,7 @@ def _harmijan(
     black, white = (" ".join(_stones(rules.slug, stacks, letter)) for letter in "BW")
     size = rules.options["size"]
     assert isinstance(size, int)
-    return harmijan_position(black, white, harmijan.COLOURS.index(to_move), size=size)
+    return harmijan_position(black, white, COLOURS.index(to_move), size=size)
 
 
 def _sgolte(
@@ -215,7 +218,7 @@ def _exxit(
     rules: Rules[Any, Any], stacks: Mapping[str, str], to_move: str, tiles: Mapping[str, str]
 ) -> exxit.State:
     assert isinstance(rules, exxit.Rules)
-    seat = {name: seat for seat, name in exxit.COLOURS.items()}
+    seat = {name: colour for colour, name in enumerate(exxit.COLOURS)}
     return exxit_position(
         {_hex(cell): seat[LETTERS[tile]] for cell, tile in tiles.items()},
         {_hex(cell): tuple(seat[LETTERS[p]] for p in pieces) for cell, pieces in stacks.items()},

@@ -7,7 +7,9 @@ A record holds the game, its options, the players, the canonical move texts and 
      "moves": ["e5", "white", ...], "result": {"winner": 1, "reason": "no-moves", ...}}
 
 The position is always the replay of the moves; ``replay`` checks every ply and the result, and names
-the first ply at fault.
+the first ply at fault. Options are read through the game's ``Rules``, which also reads the former
+names of renamed options (``Rules.RENAMED_OPTIONS``: Valaturna's ``side`` is now ``size``), so a
+record keeps replaying after a rename.
 """
 
 from __future__ import annotations
@@ -58,7 +60,13 @@ def replay_moves(rules: Rules[Any, Any], moves: Sequence[str]) -> Any:
 
 
 def rules_of(record: Mapping[str, Any]) -> Rules[Any, Any]:
-    """The rules a record names; RecordError if the format, game or options are wrong."""
+    """The rules a record names; RecordError if the format, game or options are wrong.
+
+    Former option names are read too (``Rules.RENAMED_OPTIONS``):
+
+    >>> rules_of({"format": FORMAT, "game": "valaturna", "options": {"side": 5}}).options
+    {'size': 5}
+    """
     if not isinstance(record, Mapping):
         raise RecordError("a record must be a JSON object")
     if record.get("format") != FORMAT:

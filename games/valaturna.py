@@ -33,7 +33,9 @@ Readings chosen where the spec is silent:
 * An annotation that names a point twice or names nothing (``e5x()``) is not a move at all
   (InvalidMoveError); a well-formed annotation that is not the exact capture set is a rule
   violation (IllegalMoveError), as is any text of the wrong phase (``e5`` before the pie).
-* The side option accepts 3..13: beyond 13 the row letters run past ``z``.
+* The ``size`` option (points per side) accepts 3..13: beyond 13 the row letters run past ``z``.
+  It was called ``side`` until November 2026; ``side`` is still read (``RENAMED_OPTIONS``), so
+  old records and stored games replay.
 * The score of a seat is the tuple of its colour's stack heights, sorted descending (the very
   list the comparison reads); ``details["decided_by"]`` says whether the heights or the
   last-placer tie-break decided.
@@ -43,8 +45,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, ClassVar
 
@@ -52,16 +54,27 @@ from .base import Option, Outcome, Steps
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import HexBoard, hex_board
-from .view import CellView, make_view, row_labels
+from .pie import (
+    CHOOSE,
+    OVER,
+    PLAY,
+    SETUP,
+    black_seat_after,
+    choice_steps,
+    format_choice,
+    parse_choice,
+    to_move,
+    view_colours,
+)
+from .seats import BLACK, COLOURS, LETTERS, NO_SEAT, WHITE, Colour, other, seat_of
+from .view import CellView, View, make_view, row_labels
 
-BLACK = "b"
-WHITE = "w"
-OTHER = {BLACK: WHITE, WHITE: BLACK}
-COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
-COLOURS_BY_NAME = {"black": BLACK, "white": WHITE}
+# Colours are the indices of games.seats (BLACK, WHITE = 0, 1); a stack is written as text, one
+# letter per piece, colour c being LETTERS[c] ("wb": black on white).
+COLOURS_BY_NAME = {name: LETTERS[c] for c, name in enumerate(COLOURS)}  # name -> stack letter
+_NAME_OF_LETTER = {LETTERS[c]: name for c, name in enumerate(COLOURS)}
 
-SETUP, CHOOSE, PLAY, OVER = "setup", "choose", "play", "over"  # phases
-PASS, PLACE = "pass", "place"  # with SETUP and CHOOSE, the kinds of Move
+PASS, PLACE = "pass", "place"  # with SETUP and CHOOSE (games.pie's phases), the kinds of Move
 
 _SETUP_TEXT = re.compile(r"([a-z0-9]+)\s*/\s*([a-z0-9]+)")
 _PLACE_TEXT = re.compile(r"([a-z0-9]+)(?:x\((.*)\))?")
@@ -69,20 +82,21 @@ _PLACE_TEXT = re.compile(r"([a-z0-9]+)(?:x\((.*)\))?")
 
 @dataclass(frozen=True, slots=True)
 class State:
-    """A position. ``stacks[i]`` is point i's pieces bottom to top (``"wb"``: black on white).
+    """A position. ``stacks[i]`` is point i's pieces bottom to top, one letter each
+    (``games.seats.LETTERS``: ``"wb"`` is black on white).
 
-    ``colours`` is (seat 1's colour, seat 2's colour) once chosen; ``turn`` the colour to move in
-    play (``""`` otherwise); ``passes`` the consecutive passes and ``first_passer`` the colour that
+    ``black_seat`` is the seat holding Black once chosen (0 before); ``colour`` the colour to move
+    in play (Black before); ``passes`` the consecutive passes and ``first_passer`` the colour that
     made the first of them. ``ply``, ``last_text`` and ``last_cells`` are for display: ``key``
     leaves them out.
     """
 
     stacks: tuple[str, ...]
     phase: str = SETUP
-    colours: tuple[str, str] | None = None
-    turn: str = ""
+    black_seat: int = NO_SEAT
+    colour: Colour = BLACK
     passes: int = 0
-    first_passer: str = ""
+    first_passer: Colour | None = None
     ply: int = 0
     last_text: str | None = None
     last_cells: tuple[int, ...] = ()
@@ -94,11 +108,11 @@ class Move:
 
     kind: str
     points: tuple[int, ...] = ()
-    colour: str = ""
+    colour: Colour | None = None  # the colour chosen
 
 
 class Rules(BaseRules[State, Move]):
-    """Valaturna on a hexagon of points of side ``side``."""
+    """Valaturna on a hexagon of points of side ``size``."""
 
     slug: ClassVar[str] = "valaturna"
     title: ClassVar[str] = "Valaturna"
@@ -109,7 +123,7 @@ class Rules(BaseRules[State, Move]):
     notation: ClassVar[tuple[str, ...]] = ("k6/f5", "white", "e5", "pass")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option(
-            "side",
+            "size",
             7,
             (5, 7),
             "Points per side of the hexagon: 7 for the long game (127 points), 5 for the short (61).",
@@ -117,16 +131,17 @@ class Rules(BaseRules[State, Move]):
             maximum=13,
         ),
     )
+    RENAMED_OPTIONS: ClassVar[Mapping[str, str]] = {"side": "size"}  # before November 2026
 
     def __init__(self, **options: object) -> None:
         super().__init__(**options)
-        side = self._options["side"]
-        assert isinstance(side, int)
-        self.board: HexBoard = hex_board(side)  # [§7.1] points per side; point = cell
+        size = self._options["size"]
+        assert isinstance(size, int)
+        self.board: HexBoard = hex_board(size)  # [§7.1] points per side; point = cell
         self._rays = self.board.rays
-        self._places = tuple(Move(PLACE, (i,)) for i in range(len(self.board)))
-        self._pass = Move(PASS)
-        self._choices = (Move(CHOOSE, colour=BLACK), Move(CHOOSE, colour=WHITE))
+        self._places = tuple(Move(kind=PLACE, points=(i,)) for i in range(len(self.board)))
+        self._pass = Move(kind=PASS)
+        self._choices = (Move(kind=CHOOSE, colour=BLACK), Move(kind=CHOOSE, colour=WHITE))
 
     # --- the game ------------------------------------------------------------------------------
 
@@ -136,13 +151,7 @@ class Rules(BaseRules[State, Move]):
 
     def to_move(self, state: State) -> int | None:
         """Seat 1 in setup, Seat 2 for the choice, then the seat of the colour to move."""
-        if state.phase == SETUP:
-            return 1
-        if state.phase == CHOOSE:
-            return 2
-        if state.phase == PLAY:
-            return _seat_of(state, state.turn)
-        return None
+        return to_move(state.phase, state.colour, state.black_seat)
 
     def legal_moves(self, state: State) -> Iterator[Move]:
         """Setup pairs (black point, then white point, reading order); ``black``, ``white``;
@@ -152,7 +161,7 @@ class Rules(BaseRules[State, Move]):
         elif state.phase == CHOOSE:
             yield from self._choices
         elif state.phase == PLAY:
-            for i in self._placements(state.stacks, state.turn):
+            for i in self._placements(state.stacks, state.colour):
                 yield self._places[i]
             yield self._pass  # [§7.11] passing is always legal
 
@@ -164,7 +173,8 @@ class Rules(BaseRules[State, Move]):
         if move.kind == PASS:
             return PASS
         if move.kind == CHOOSE:
-            return COLOUR_NAMES[move.colour]
+            assert move.colour is not None
+            return format_choice(move.colour)
         return f"{names[move.points[0]]}/{names[move.points[1]]}"
 
     def parse_move(self, state: State, text: str) -> Move:
@@ -178,7 +188,7 @@ class Rules(BaseRules[State, Move]):
         if refusal is not None:
             raise IllegalMoveError(f"{text!r}: {refusal}")
         if annotation is not None:
-            captured = set(self._captures(state.stacks, move.points[0], state.turn))
+            captured = set(self._captures(state.stacks, move.points[0], state.colour))
             if annotation != captured:
                 expected = ", ".join(self.board.names[i] for i in sorted(captured)) or "nothing"
                 raise IllegalMoveError(f"{text!r}: this placement captures {expected}")
@@ -195,61 +205,92 @@ class Rules(BaseRules[State, Move]):
         if move.kind == SETUP:
             pb, pw = move.points
             stacks = list(state.stacks)
-            stacks[pb] = BLACK  # [§7.14] two distinct points, height 1 each
-            stacks[pw] = WHITE
+            stacks[pb] = LETTERS[BLACK]  # [§7.14] two distinct points, height 1 each
+            stacks[pw] = LETTERS[WHITE]
             text = f"{names[pb]}/{names[pw]}"
-            return State(tuple(stacks), CHOOSE, None, "", 0, "", ply, text, (pb, pw))
+            return replace(
+                state,
+                stacks=tuple(stacks),
+                phase=CHOOSE,
+                ply=ply,
+                last_text=text,
+                last_cells=move.points,
+            )
         if move.kind == CHOOSE:
-            colours = (OTHER[move.colour], move.colour)
-            # [§7.15] Black moves first whoever holds it
-            text = COLOUR_NAMES[move.colour]
-            return State(state.stacks, PLAY, colours, BLACK, 0, "", ply, text, ())
-        c = state.turn
+            assert move.colour is not None
+            return replace(
+                state,
+                phase=PLAY,
+                black_seat=black_seat_after(move.colour),
+                colour=BLACK,  # [§7.15] Black moves first whoever holds it
+                ply=ply,
+                last_text=format_choice(move.colour),
+                last_cells=(),
+            )
+        c = state.colour
         if move.kind == PASS:
             passes = state.passes + 1
-            first = c if passes == 1 else state.first_passer
-            phase = OVER if passes == 2 else PLAY  # [§7.12] two consecutive passes end the game
-            turn = OTHER[c] if phase == PLAY else ""
-            return State(state.stacks, phase, state.colours, turn, passes, first, ply, PASS, ())
+            return State(  # every field named: cheaper than replace() on this hot path
+                stacks=state.stacks,
+                phase=OVER if passes == 2 else PLAY,  # [§7.12] two consecutive passes end the game
+                black_seat=state.black_seat,
+                colour=c ^ 1,  # other(c)
+                passes=passes,
+                first_passer=c if passes == 1 else state.first_passer,
+                ply=ply,
+                last_text=PASS,
+                last_cells=(),
+            )
         p = move.points[0]
         captured = self._captures(state.stacks, p, c)  # on the board before P is added
         stacks = list(state.stacks)
-        stacks[p] = c
+        letter = LETTERS[c]
+        stacks[p] = letter
         for s in captured:
-            stacks[s] += c  # [§7.9] one piece on top: height + 1, colour flips
-        cells = tuple(sorted((p, *captured)))
-        return State(tuple(stacks), PLAY, state.colours, OTHER[c], 0, "", ply, names[p], cells)
+            stacks[s] += letter  # [§7.9] one piece on top: height + 1, colour flips
+        return State(
+            stacks=tuple(stacks),
+            phase=PLAY,
+            black_seat=state.black_seat,
+            colour=c ^ 1,  # other(c)
+            passes=0,
+            first_passer=None,
+            ply=ply,
+            last_text=names[p],
+            last_cells=tuple(sorted((p, *captured))),
+        )
 
     def outcome(self, state: State) -> Outcome | None:
         """After the double pass: lexicographic heights, then the last placer [§7.13]."""
         if state.phase != OVER:
             return None
-        heights = {BLACK: _heights(state.stacks, BLACK), WHITE: _heights(state.stacks, WHITE)}
-        winner, decided_by = "", "last-placer"
-        hb, hw = heights[BLACK], heights[WHITE]
+        hb, hw = _heights(state.stacks, BLACK), _heights(state.stacks, WHITE)
+        winner: Colour | None = None
+        decided_by = "last-placer"
         for i in range(max(len(hb), len(hw))):
             a = hb[i] if i < len(hb) else 0
             b = hw[i] if i < len(hw) else 0
             if a != b:
                 winner, decided_by = (BLACK if a > b else WHITE), "heights"
                 break
-        if not winner:
-            winner = OTHER[state.first_passer]  # the last placer; White if nobody placed
-        assert state.colours is not None
+        assert state.first_passer is not None
+        if winner is None:
+            winner = other(state.first_passer)  # the last placer; White if nobody placed
+        by_seat = (hb, hw) if state.black_seat == 1 else (hw, hb)
         return Outcome(
-            winner=_seat_of(state, winner),
+            winner=seat_of(winner, state.black_seat),
             reason="double-pass",
-            scores=(heights[state.colours[0]], heights[state.colours[1]]),
-            colour=COLOUR_NAMES[winner],
+            scores=by_seat,
+            colour=COLOURS[winner],
             details={
                 "decided_by": decided_by,
                 "black": list(hb),
                 "white": list(hw),
-                "first_passer": COLOUR_NAMES[state.first_passer],
+                "first_passer": COLOURS[state.first_passer],
             },
         )
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Points joined by lattice lines, stacks bottom to top, heights per colour as counters."""
         names = self.board.names
         placed = self.board.by_name.get(state.last_text or "")
@@ -262,20 +303,17 @@ class Rules(BaseRules[State, Move]):
                 "id": names[i],
                 "q": q,
                 "r": r,
-                "stack": [COLOUR_NAMES[ch] for ch in state.stacks[i]],
+                "stack": [_NAME_OF_LETTER[ch] for ch in state.stacks[i]],
             }
             if i in marks:
                 cell["mark"] = marks[i]
             cells.append(cell)
-        colours: tuple[str | None, str | None] = (None, None)
-        if state.colours is not None:
-            colours = (COLOUR_NAMES[state.colours[0]], COLOUR_NAMES[state.colours[1]])
         heights = {c: _heights(state.stacks, c) for c in (BLACK, WHITE)}
         counters = [
             {
-                "label": f"{COLOUR_NAMES[c].capitalize()} heights",
+                "label": f"{COLOURS[c].capitalize()} heights",
                 "value": " ".join(map(str, heights[c])) or "-",
-                "seat": _seat_of(state, c) if state.colours is not None else None,
+                "seat": seat_of(c, state.black_seat),
             }
             for c in (BLACK, WHITE)
         ]
@@ -290,18 +328,11 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=row_labels(self.board),
             to_move=self.to_move(state),
-            colours=colours,
+            colours=view_colours(state.black_seat),
             phase=state.phase,
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
-            extra={
-                "turn": COLOUR_NAMES.get(state.turn),
-                "passes": state.passes,
-                "first_passer": COLOUR_NAMES.get(state.first_passer),
-                "heights": {COLOUR_NAMES[c]: list(h) for c, h in heights.items()},
-                "setup_order": ["black", "white"],
-            },
         )
 
     # --- step-wise entry -----------------------------------------------------------------------
@@ -312,7 +343,8 @@ class Rules(BaseRules[State, Move]):
         if move.kind in (PLACE, SETUP):
             return tuple(names[i] for i in move.points)
         if move.kind == CHOOSE:
-            return (COLOUR_NAMES[move.colour],)
+            assert move.colour is not None
+            return (format_choice(move.colour),)
         return (PASS,)
 
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
@@ -328,21 +360,18 @@ class Rules(BaseRules[State, Move]):
             if distinct_points and len(prefix) == 2:
                 return Steps(prefix, (), "/".join(prefix))
             if distinct_points and len(prefix) < 2:
-                colour = "white" if prefix else "black"  # the black point is clicked first
+                colour = COLOURS[WHITE if prefix else BLACK]  # the black point is clicked first
                 nxt = tuple(n for n in self.board.names if n not in prefix)
                 return Steps(prefix, nxt, None, {n: {"stack": [colour]} for n in nxt})
         elif state.phase == CHOOSE:
-            if not prefix:
-                return Steps(prefix, ("black", "white"), None)
-            if prefix in (("black",), ("white",)):
-                return Steps(prefix, (), prefix[0])
+            return choice_steps(prefix)
         elif state.phase == PLAY:
-            points = self._placements(state.stacks, state.turn)
+            points = self._placements(state.stacks, state.colour)
             if not prefix:
                 names = self.board.names
                 hints: dict[str, Any] = {}
                 for i in points:
-                    captured = self._captures(state.stacks, i, state.turn)
+                    captured = self._captures(state.stacks, i, state.colour)
                     if captured:
                         # the browser previews a hint's "cells": here the stacks it would capture
                         hints[names[i]] = {"cells": [names[j] for j in sorted(captured)]}
@@ -361,7 +390,7 @@ class Rules(BaseRules[State, Move]):
             n = len(self.board)
             b = rng.randrange(n)
             w = rng.randrange(n - 1)
-            return Move(SETUP, (b, w + (w >= b)))
+            return Move(kind=SETUP, points=(b, w + (w >= b)))
         return super().random_move(state, rng)
 
     def key(self, state: State) -> Hashable:
@@ -369,21 +398,22 @@ class Rules(BaseRules[State, Move]):
         return (
             state.stacks,
             state.phase,
-            state.colours,
-            state.turn,
+            state.black_seat,
+            state.colour,
             state.passes,
             state.first_passer,
         )
 
     # --- private helpers -----------------------------------------------------------------------
 
-    def _placements(self, stacks: tuple[str, ...], c: str) -> list[int]:
+    def _placements(self, stacks: tuple[str, ...], colour: Colour) -> list[int]:
         """The empty points that see a friendly stack, in reading order [§7.3].
 
         P sees F along d exactly when F sees P along -d, so the empty runs walked out from each
         friendly stack are the legal points. No friendly stack, no placement [§7.4].
         """
         rays = self._rays
+        c = LETTERS[colour]
         seen = [False] * len(stacks)
         for i, s in enumerate(stacks):
             if s and s[-1] == c:  # [§7.2] the top piece owns the stack
@@ -394,8 +424,9 @@ class Rules(BaseRules[State, Move]):
                         seen[j] = True
         return [i for i, v in enumerate(seen) if v]
 
-    def _sees(self, stacks: tuple[str, ...], p: int, c: str) -> bool:
-        """Whether the first stack along some ray from ``p`` is friendly to ``c`` [§7.3]."""
+    def _sees(self, stacks: tuple[str, ...], p: int, colour: Colour) -> bool:
+        """Whether the first stack along some ray from ``p`` is friendly to ``colour`` [§7.3]."""
+        c = LETTERS[colour]
         for ray in self._rays[p]:
             for j in ray:
                 if stacks[j]:
@@ -404,27 +435,30 @@ class Rules(BaseRules[State, Move]):
                     break
         return False
 
-    def _captures(self, stacks: tuple[str, ...], p: int, c: str) -> list[int]:
-        """Every enemy stack flanked by a ``c`` stack placed at ``p``, in all six directions.
+    def _captures(self, stacks: tuple[str, ...], p: int, colour: Colour) -> list[int]:
+        """Every enemy stack flanked by a ``colour`` stack placed at ``p``, in all six directions.
 
         [§7.7] the placed stack is one flanker; [§7.8] all flanks count; [§7.10] evaluated once,
         on the board before the placement, so captured stacks never flank in the same move.
         """
+        c = LETTERS[colour]
         out: list[int] = []
         for ray in self._rays[p]:
-            out.extend(flank_line(stacks, ray, c))
+            out.extend(_flank(stacks, ray, c))
         return out
 
     def _read(self, text: str, t: str) -> tuple[Move, set[int] | None]:
         """The move ``t`` spells and its capture annotation, if any (syntax only)."""
         if t == PASS:
             return self._pass, None
-        if t in COLOURS_BY_NAME:
-            return self._choices[0 if t == "black" else 1], None
+        choice = parse_choice(t)
+        if choice is not None:
+            return self._choices[choice], None
         board = self.board
         m = _SETUP_TEXT.fullmatch(t)
         if m:
-            return Move(SETUP, (board.parse_index(m[1]), board.parse_index(m[2]))), None
+            points = (board.parse_index(m[1]), board.parse_index(m[2]))
+            return Move(kind=SETUP, points=points), None
         m = _PLACE_TEXT.fullmatch(t)
         if not m:
             raise InvalidMoveError(f"{text!r} is not a Valaturna move")
@@ -446,7 +480,7 @@ class Rules(BaseRules[State, Move]):
         """The quoted canonical text of ``move``, or its repr if it names no point of the board."""
         try:
             return repr(self.format_move(state, move))
-        except (IndexError, KeyError):
+        except (IndexError, KeyError, TypeError):
             return repr(move)
 
     def _refusal(self, state: State, move: Move) -> str | None:
@@ -461,7 +495,7 @@ class Rules(BaseRules[State, Move]):
             if move.points[0] == move.points[1]:
                 return "the two stacks need two distinct points"
         elif phase == CHOOSE:
-            if kind != CHOOSE or move.colour not in OTHER:
+            if kind != CHOOSE or move.colour not in (BLACK, WHITE):
                 return "Seat 2 must choose 'black' or 'white'"
         elif kind == PLACE:
             if len(move.points) != 1 or not 0 <= move.points[0] < n:
@@ -469,21 +503,29 @@ class Rules(BaseRules[State, Move]):
             p = move.points[0]
             if state.stacks[p]:
                 return f"{self.board.names[p]} is occupied"
-            if not self._sees(state.stacks, p, state.turn):
-                colour = COLOUR_NAMES[state.turn]
+            if not self._sees(state.stacks, p, state.colour):
+                colour = COLOURS[state.colour]
                 return f"{self.board.names[p]} sees no {colour} stack along a line of empty points"
         elif kind != PASS:
             return "the pie is over: place a stack or pass"
         return None
 
 
-def flank_line(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
-    """The enemy stacks that a ``c`` stack just before ``ray`` flanks along it (spec §3).
+def flank_line(stacks: Sequence[str], ray: Sequence[int], colour: Colour) -> list[int]:
+    """The enemy stacks that a ``colour`` stack just before ``ray`` flanks along it (spec §3).
 
     The ray must read ``.^n (E+ .^n)+ F``: n >= 0 empties, then one or more maximal enemy chains,
     each followed by exactly n empties, then a friendly stack [§7.5]; chains may differ in length
     [§7.6]. Returns the enemy points in ray order, or ``[]``.
+
+    >>> flank_line(("", "w", "", "bw", "", "wb"), range(6), BLACK)  # . W . W . B with n = 1
+    [1, 3]
     """
+    return _flank(stacks, ray, LETTERS[colour])
+
+
+def _flank(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
+    """:func:`flank_line` for the colour whose stacks' top letter is ``c`` (the hot path)."""
     length = len(ray)
     n = 0
     while n < length and not stacks[ray[n]]:
@@ -510,17 +552,15 @@ def flank_line(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
         # another enemy chain, exactly n empties on (only possible when n >= 1)
 
 
-@cache
+@cache  # one entry per board size: at most 11 (sizes 3..13), up to 219,492 moves on side 13
 def _setup_moves(points: int) -> tuple[Move, ...]:
     """Every setup on a board of ``points`` points, built once: the only sizeable move list."""
-    return tuple(Move(SETUP, (b, w)) for b in range(points) for w in range(points) if b != w)
+    return tuple(
+        Move(kind=SETUP, points=(b, w)) for b in range(points) for w in range(points) if b != w
+    )
 
 
-def _heights(stacks: tuple[str, ...], c: str) -> tuple[int, ...]:
-    """The heights of ``c``'s stacks, tallest first."""
+def _heights(stacks: tuple[str, ...], colour: Colour) -> tuple[int, ...]:
+    """The heights of ``colour``'s stacks, tallest first."""
+    c = LETTERS[colour]
     return tuple(sorted((len(s) for s in stacks if s and s[-1] == c), reverse=True))
-
-
-def _seat_of(state: State, colour: str) -> int:
-    assert state.colours is not None
-    return 1 if state.colours[0] == colour else 2

@@ -282,7 +282,8 @@ class RulesRunner:
     @staticmethod
     def view(rules: Rules[Any, Any], state: Any) -> Json:
         """The position as the browser draws it."""
-        return rules.view(state)
+        view: Json = rules.view(state)
+        return view
 
     @staticmethod
     def to_move(rules: Rules[Any, Any], state: Any) -> int | None:

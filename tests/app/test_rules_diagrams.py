@@ -204,9 +204,8 @@ def test_no_template_writes_a_board_by_hand() -> None:
 
 # --- the engines' positions ---------------------------------------------------------------------
 
-# The option that sets the board's side; Exxit's field has no side. Other options keep their
-# defaults (Exxit's standard stock, Sgolte's standard variant), as in an ordinary game.
-SIDE_OPTION = {"jotun": "size", "valaturna": "side", "harmijan": "size", "sgolte": "size"}
+# The board's side is the option ``size`` of every game that has one; Exxit's field has none. Other
+# options keep their defaults (Exxit's standard stock, Sgolte's standard variant), as in a game.
 SEAT_COLOURS = {"exxit": ("red", "black")}  # every other game: black and white
 LETTER = {colour: letter for letter, colour in LETTERS.items()}
 
@@ -214,7 +213,7 @@ LETTER = {colour: letter for letter, colour in LETTERS.items()}
 def rules_for(board: View) -> games.Rules[Any, Any]:
     """The rules of the game drawn on ``board``, on a board of its side."""
     game, side = board["game"], board["board"]["side"]
-    return games.get(game, **({} if side is None else {SIDE_OPTION[game]: side}))
+    return games.get(game, **({} if side is None else {"size": side}))
 
 
 def build(rules: games.Rules[Any, Any], board: View, colour: str) -> Any:

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.browser
 
 OPTIONS: dict[str, dict[str, Any]] = {
     "jotun": {"size": 5},
-    "valaturna": {"side": 7},
+    "valaturna": {"size": 7},
     "harmijan": {"size": 6},
     "sgolte": {"size": 6},
     "exxit": {},

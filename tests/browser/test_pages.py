@@ -98,7 +98,7 @@ def test_every_page_in_both_themes_and_on_a_phone(
     server: LiveServer, guests: Guests, artifacts: Path, api_games: list[ApiGame]
 ) -> None:
     rng = random.Random(3)
-    for slug, options in [("jotun", {"size": 5}), ("valaturna", {"side": 7}), ("exxit", {})]:
+    for slug, options in [("jotun", {"size": 5}), ("valaturna", {"size": 7}), ("exxit", {})]:
         g = ApiGame(server, slug, options)
         api_games.append(g)
         g.play_random(rng, 40)
@@ -190,7 +190,7 @@ def test_archive_filters_and_pages(
 ) -> None:
     finished = []
     for _ in range(3):
-        g = ApiGame(server, "valaturna", {"side": 5})
+        g = ApiGame(server, "valaturna", {"size": 5})
         api_games.append(g)
         g.play("e3/e7")
         g.play("white")
@@ -290,7 +290,7 @@ def test_review_during_a_live_game_and_back(
     server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
 ) -> None:
     rng = random.Random(2)
-    g = ApiGame(server, "valaturna", {"side": 5})
+    g = ApiGame(server, "valaturna", {"size": 5})
     api_games.append(g)
     g.play("e3/e7")
     g.play("black")  # seat 2 takes black and moves first; seat 1 is white

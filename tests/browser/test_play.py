@@ -36,7 +36,7 @@ class Plan:
 
 PLANS = [
     Plan("jotun", {"size": "4"}, 40, "resign", True),
-    Plan("valaturna", {"side": "5"}, 12, "pass", False),
+    Plan("valaturna", {"size": "5"}, 12, "pass", False),
     Plan("harmijan", {"size": "5"}, 200, "natural", True),
     Plan("sgolte", {"size": "5", "variant": "standard"}, 200, "natural", False),
     Plan("exxit", {"variant": "beginner"}, 200, "natural", True),

@@ -22,7 +22,7 @@ from tests.support.server import LiveServer
 pytestmark = pytest.mark.browser
 
 
-PLAN = SimpleNamespace(slug="valaturna", options={"side": "5"}, invite=False)
+PLAN = SimpleNamespace(slug="valaturna", options={"size": "5"}, invite=False)
 
 
 def moves(page: Page) -> list[str]:

@@ -23,7 +23,8 @@ from games.exxit import BLACK, PASS, RED, Move, Rules, State, islands, make_stat
 from games.record import replay
 from tests.games.positions import exxit_position
 
-R, B = RED, BLACK
+R, B = RED, BLACK  # colour indices (games.seats)
+RED_SEAT, BLACK_SEAT = 1, 2  # Red is seat 1 [9.8]
 DATA = Path(__file__).parent / "data"
 CORE = {(0, 0): R, (1, -1): R, (0, -1): B, (1, 0): B}
 
@@ -49,7 +50,7 @@ def row(*qs: int, r: int = 0, colour: int = R) -> dict[tuple[int, int], int]:
 
 def test_1_opening() -> None:
     state = rules.initial_state()
-    assert rules.to_move(state) == RED  # [9.8] Red moves first
+    assert rules.to_move(state) == RED_SEAT  # [9.8] Red moves first
     assert texts(state) == ["0,-1", "1,-1", "0,0", "1,0"]  # placements on either colour [9.9]
     assert (score(state, RED), score(state, BLACK)) == (4, 3)
     assert state.reserves == (8, 8) and state.stock == 35
@@ -163,7 +164,7 @@ def test_10_liberation_and_chain() -> None:
     assert islands(after, BLACK) == [3, 1]
     assert (score(after, RED), score(after, BLACK)) == (4, 7)
     assert rules.view(after)["last_move"] == {"text": "+2,-1", "cells": ["2,-1", "2,-2"]}
-    assert rules.to_move(after) == RED
+    assert rules.to_move(after) == RED_SEAT
 
 
 def test_11_stock_runs_out_in_a_chain() -> None:
@@ -176,7 +177,7 @@ def test_11_stock_runs_out_in_a_chain() -> None:
     assert (outcome.reason, outcome.scores, outcome.winner, outcome.colour) == (
         "stock-exhausted",
         (4, 5),
-        BLACK,
+        BLACK_SEAT,
         "black",
     )
     assert rules.to_move(after) is None and rules.legal_moves(after) == []
@@ -211,7 +212,7 @@ def test_14_pass() -> None:  # [9.5]
     both = play(make_state(CORE, {}, reserves=(0, 0), stock=35), "pass", "pass")
     outcome = rules.outcome(both)
     assert outcome is not None
-    assert (outcome.reason, outcome.scores, outcome.winner) == ("double-pass", (4, 3), RED)
+    assert (outcome.reason, outcome.scores, outcome.winner) == ("double-pass", (4, 3), RED_SEAT)
     with pytest.raises(IllegalMoveError, match="over"):
         rules.parse_move(both, "pass")
 
@@ -269,7 +270,7 @@ def test_a_forced_cycle_ends_at_the_third_occurrence() -> None:  # [9.6]
     assert state.position() == start.position()
     outcome = rules.outcome(state)
     assert outcome is not None
-    assert (outcome.reason, outcome.scores, outcome.winner) == ("repetition", (8, 0), RED)
+    assert (outcome.reason, outcome.scores, outcome.winner) == ("repetition", (8, 0), RED_SEAT)
     # two passes in the cycle, but never two in a row: the pass counter is not part of a position
     assert state.passes == 0
 
@@ -279,7 +280,9 @@ def test_threefold_repetition_ends_and_is_scored() -> None:  # [9.6] [R.3]
     final = replay(record)
     outcome = rules.outcome(final)
     assert outcome is not None
-    assert outcome.reason == "repetition" and outcome.scores == (30, 29) and outcome.winner == RED
+    assert (
+        outcome.reason == "repetition" and outcome.scores == (30, 29) and outcome.winner == RED_SEAT
+    )
     # the final position is the third occurrence of its position, counted from the start
     state = rules.initial_state()
     seen = [state.position()]
@@ -406,7 +409,7 @@ def test_view() -> None:
         "stack": ["black", "black"],
         "tile": "black",
     }
-    assert view["to_move"] == BLACK
+    assert view["to_move"] == BLACK_SEAT
     assert view["colours"] == {"1": "red", "2": "black"}
     assert view["last_move"] == {"text": "1,-1>0,-1", "cells": ["1,-1", "0,-1", "-1,-1"]}
     counters = {c["label"]: c["value"] for c in view["counters"]}
@@ -417,8 +420,14 @@ def test_view() -> None:
         "Red score": 4,
         "Black score": 3,
     }
-    assert view["extra"]["prisoners"] == [{"id": "-1,-1", "q": -1, "r": -1, "stack": ["red"]}]
-    assert view["extra"]["reserves"] == {"1": 7, "2": 6}
+    prisoners = [
+        {k: c[k] for k in ("id", "q", "r", "stack")}
+        for c in view["cells"]
+        if c.get("mark") == "prisoner"
+    ]
+    assert prisoners == [{"id": "-1,-1", "q": -1, "r": -1, "stack": ["red"]}]
+    reserves = {c["seat"]: c["value"] for c in view["counters"] if c["label"].endswith("reserve")}
+    assert reserves == {1: 7, 2: 6}
     assert view["outcome"] is None
     json.dumps(view)
 

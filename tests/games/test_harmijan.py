@@ -418,7 +418,7 @@ def test_view_marks_scoring_creatures_at_the_end() -> None:
     marked = {c["id"] for c in view["cells"] if c.get("mark") == "scored"}
     assert marked == {"a1", "a2", "a4", "a5"}
     assert view["phase"] == "over" and view["outcome"]["winner"] == 1
-    (klass,) = view["extra"]["classes"]["black"]
+    (klass,) = rules.outcome(state).details["black"]
     assert klass["creatures"] == [["a1", "a2"], ["a4", "a5"]] and klass["value"] == 6
     cells = {c["id"]: c["stack"] for c in view["cells"]}
     assert cells["c4"] == ["black"] and cells["k1"] == ["white"] and cells["k2"] == []
@@ -432,7 +432,7 @@ def test_view_during_play() -> None:
     view = rules.view(state)
     assert view["last_move"] == {"text": "f5-e5@e7", "cells": ["f5", "e5", "e7"]}
     assert view["to_move"] == 1 and view["colours"] == {"1": "white", "2": "black"}
-    assert view["extra"]["colour_to_move"] == "white"
+    assert view["colours"][str(view["to_move"])] == "white"
     assert not any("mark" in c for c in view["cells"])
     assert view["counters"][0] == {"label": "Black stones", "value": 3, "seat": 2}
 
@@ -592,3 +592,20 @@ def test_nothing_can_be_played_once_the_game_is_over() -> None:
             rules.parse_move(state, text)
     with pytest.raises(IllegalMoveError):
         rules.steps(state, ["pass"])
+
+
+def test_position_caches_belong_to_each_rules_and_are_bounded() -> None:
+    """A bot's own Rules fills its own caches: a human game's Rules keeps its entries."""
+    human, bot = Rules(), Rules()
+    rng = random.Random(4)
+    states, _ = random_game(bot, rng)
+    for state in states:
+        if bot.to_move(state) is not None and state.phase == "play" and not state.must_pass:
+            bot.steps(state, [])
+        bot.view(state)
+    assert bot._turn_table.cache_info().currsize > 0
+    assert bot._shape_of.cache_info().currsize > 0
+    assert human._turn_table.cache_info().currsize == 0
+    assert human._shape_of.cache_info().currsize == 0
+    assert bot._turn_table.cache_info().maxsize == 64
+    assert bot._shape_of.cache_info().maxsize == 4096

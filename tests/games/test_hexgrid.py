@@ -9,10 +9,15 @@ from games.errors import InvalidMoveError
 from games.hexgrid import (
     DIRECTIONS,
     add,
+    canonical_shape,
     direction_between,
     distance,
     hex_board,
     neighbours,
+    normalise,
+    reflect,
+    rotate,
+    symmetries,
     to_pixel,
 )
 
@@ -100,3 +105,27 @@ def test_names_round_trip(case: tuple[int, int]) -> None:
     b = hex_board(n)
     cell = b.cells[k % len(b)]
     assert b.parse(b.name(cell)) == cell
+
+
+def test_rotations_and_reflection_form_the_twelve_symmetries() -> None:
+    cells = [(q, r) for q in range(-3, 4) for r in range(-3, 4)]
+    for h in cells:
+        assert rotate(h, 6) == h and rotate(rotate(h, 2), 4) == h
+        assert reflect(reflect(h)) == h
+        assert distance((0, 0), rotate(h)) == distance((0, 0), h)
+    # one turn walks the directions backwards: E -> SE -> SW -> W -> NW -> NE
+    assert [DIRECTIONS.index(rotate(d)) for d in DIRECTIONS] == [5, 0, 1, 2, 3, 4]
+    # a chiral tetrahex has 12 distinct images; a straight bar only 3; a hexagon ring only 1
+    assert len(set(symmetries([(0, 0), (1, 0), (2, 0), (2, 1)]))) == 12
+    assert len(set(symmetries([(0, 0), (1, 0), (2, 0)]))) == 3
+    assert len(set(symmetries(neighbours((0, 0))))) == 1
+
+
+def test_canonical_shape_ignores_translation_rotation_and_reflection() -> None:
+    shape = [(0, 0), (1, 0), (2, 0), (2, 1)]
+    canon = canonical_shape(shape)
+    for image in symmetries(shape):
+        moved = [(q + 4, r - 7) for q, r in image]
+        assert canonical_shape(moved) == canon
+    assert canonical_shape([(0, 0), (1, 0), (2, 0)]) != canonical_shape([(0, 0), (1, 0), (1, 1)])
+    assert normalise([(3, 3), (2, 4)]) == ((0, 1), (1, 0))

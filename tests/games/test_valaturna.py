@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import games
 from games.errors import IllegalMoveError, InvalidMoveError
-from games.record import replay
+from games.record import replay, rules_of
+from games.seats import LETTERS
 from games.valaturna import BLACK, WHITE, Move, Rules, State, flank_line
 from tests.games.positions import valaturna_position as position
 
@@ -24,7 +25,7 @@ DATA = Path(__file__).parent / "data"
 
 
 def rules5() -> Rules:
-    return Rules(side=5)
+    return Rules(size=5)
 
 
 def occupied(rules: Rules, state: State) -> dict[str, str]:
@@ -48,7 +49,7 @@ def test_example_1_pie() -> None:
     assert rules.to_move(state) == 2
     assert [rules.format_move(state, m) for m in rules.legal_moves(state)] == ["black", "white"]
     state = rules.play(state, "white")
-    assert state.colours == (BLACK, WHITE)
+    assert state.black_seat == 1  # Seat 1 Black, Seat 2 White
     assert rules.to_move(state) == 1  # Seat 1 is Black, and Black moves
     expected = ["a3", "b3", "c1", "c3", "d2", "d3", "e1", "e2", "e4", "e5", "e6"]
     expected += ["f2", "f3", "g1", "g3", "h3", "i3"]
@@ -124,7 +125,7 @@ def test_example_7_growth() -> None:
     ],
 )
 def test_example_8_scoring(
-    black: tuple[int, ...], white: tuple[int, ...], first_passer: str, winner: int, by: str
+    black: tuple[int, ...], white: tuple[int, ...], first_passer: int, winner: int, by: str
 ) -> None:
     rules = rules5()
     stacks = {}
@@ -132,7 +133,7 @@ def test_example_8_scoring(
     for colour, heights in ((BLACK, black), (WHITE, white)):
         for h in heights:
             other = WHITE if colour == BLACK else BLACK
-            stacks[next(names)] = other * (h - 1) + colour
+            stacks[next(names)] = LETTERS[other] * (h - 1) + LETTERS[colour]
     state = position(rules, stacks=stacks, phase="over", passes=2, first_passer=first_passer)
     outcome = rules.outcome(state)
     assert outcome is not None
@@ -159,17 +160,17 @@ def test_example_8c_played_out() -> None:
 # --- §7, the decisions ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("side", "points"), [(3, 19), (5, 61), (7, 127)])
-def test_decision_1_side_counts_points(side: int, points: int) -> None:
-    assert len(Rules(side=side).board) == points
-    assert len(Rules(side=side).initial_state().stacks) == points
+@pytest.mark.parametrize(("size", "points"), [(3, 19), (5, 61), (7, 127)])
+def test_decision_1_size_counts_points(size: int, points: int) -> None:
+    assert len(Rules(size=size).board) == points
+    assert len(Rules(size=size).initial_state().stacks) == points
 
 
 def test_decision_1_default_and_bounds() -> None:
     assert len(Rules().board) == 127
-    assert games.get("valaturna").options == {"side": 7}
-    with pytest.raises(ValueError, match="side"):
-        Rules(side=2)
+    assert games.get("valaturna").options == {"size": 7}
+    with pytest.raises(ValueError, match="size"):
+        Rules(size=2)
 
 
 def test_decision_2_a_stack_belongs_to_its_top_piece() -> None:
@@ -285,7 +286,7 @@ def test_decision_12_the_game_ends_after_two_consecutive_passes_only() -> None:
 
 
 def test_decision_12_a_full_board_does_not_end_the_game() -> None:
-    rules = Rules(side=3)
+    rules = Rules(size=3)
     state = position(rules, black=" ".join(rules.board.names[:-1]), turn=WHITE)
     state = rules.play(state, "pass")  # White owns nothing
     state = rules.play(state, rules.board.names[-1])  # Black fills the board
@@ -335,7 +336,7 @@ def test_decision_15_black_moves_first_after_the_choice(choice: str, black_seat:
     rules = rules5()
     state = rules.play(rules.play(rules.initial_state(), "e3/e7"), choice)
     assert rules.to_move(state) == black_seat
-    assert state.turn == BLACK
+    assert state.colour == BLACK
     view = rules.view(state)
     assert view["colours"] == {str(black_seat): "black", str(3 - black_seat): "white"}
 
@@ -462,7 +463,7 @@ def test_view_shows_points_stacks_and_counters() -> None:
     assert counters["Black heights"]["value"] == "2 2 1 1 1 1 1"
     assert counters["White heights"]["value"] == "1"
     assert counters["Consecutive passes"]["value"] == 0
-    assert view["extra"]["turn"] == "white"
+    assert view["colours"][str(view["to_move"])] == "white"
 
 
 def test_view_before_the_choice_and_at_the_end() -> None:
@@ -509,7 +510,7 @@ def test_placements_add_one_piece_plus_one_per_capture(seed: int) -> None:
         if move.kind == "place":
             # the placed point grew from 0 to 1, each captured stack by 1
             assert sum(map(len, after.stacks)) == before_pieces + len(grown)
-            assert all(after.stacks[i][-1] == state.turn for i in grown)
+            assert all(after.stacks[i][-1] == LETTERS[state.colour] for i in grown)
         else:
             assert after.stacks == state.stacks
         state = after
@@ -522,6 +523,21 @@ def test_saved_records_replay() -> None:
         record = json.loads(path.read_text(encoding="utf-8"))
         state = replay(record)
         assert games.get("valaturna", **record["options"]).outcome(state) is not None
+
+
+def test_the_former_option_name_side_still_reads() -> None:
+    """Records and stored games written before ``side`` became ``size`` keep replaying."""
+    assert games.get("valaturna", side=5).options == {"size": 5}
+    assert games.get("valaturna", size=5).options == {"size": 5}
+    with pytest.raises(ValueError, match="former name"):
+        games.get("valaturna", side=5, size=7)
+    # a record saved with the old name, kept as it was written: it replays on the side-5 board
+    record = json.loads((DATA / "valaturna_nobody_placed.json").read_text(encoding="utf-8"))
+    assert record["options"] == {"side": 5}
+    assert rules_of(record).options == {"size": 5}
+    state = replay(record)
+    assert len(state.stacks) == 61
+    assert rules_of(record).outcome(state) is not None
 
 
 def test_saved_short_game_captures_e6() -> None:

@@ -1,0 +1,111 @@
+"""Data migrations, on SQLite and on PostgreSQL: stored games still replay after the migration."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any
+
+import sqlalchemy as sa
+
+import games
+from app.db import make_engine
+from games.record import replay_moves
+from tests.support.databases import ROOT
+
+BEFORE_SIZE = "b3c1a2ba13cb"  # the revision before Valaturna's option side became size
+SIZE = "2424c61f9505"
+
+GAMES = sa.table(
+    "games",
+    sa.column("id", sa.String(16)),
+    sa.column("slug", sa.String(32)),
+    sa.column("options", sa.JSON()),
+    sa.column("public", sa.Boolean()),
+    sa.column("status", sa.String(16)),
+    sa.column("version", sa.Integer()),
+    sa.column("ply_count", sa.Integer()),
+    sa.column("imported", sa.Boolean()),
+    sa.column("created_at", sa.BigInteger()),
+    sa.column("last_activity_at", sa.BigInteger()),
+)
+
+
+def alembic(url: str, *command: str) -> None:
+    """Run ``alembic COMMAND...`` on ``url`` in a child process, as ``tests.support`` does."""
+    subprocess.run(
+        [sys.executable, "-m", "alembic", *command],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": url},
+        check=True,
+        capture_output=True,
+    )
+
+
+def row(game_id: str, slug: str, options: dict[str, Any]) -> dict[str, Any]:
+    """A finished game's row with only the columns that have no default."""
+    return {
+        "id": game_id,
+        "slug": slug,
+        "options": options,
+        "public": True,
+        "status": "finished",
+        "version": 0,
+        "ply_count": 0,
+        "imported": False,
+        "created_at": 0,
+        "last_activity_at": 0,
+    }
+
+
+async def stored_options(url: str) -> dict[str, Any]:
+    """Every stored game's options by id."""
+    engine = make_engine(url)
+    try:
+        async with engine.connect() as conn:
+            result = await conn.execute(sa.select(GAMES.c.id, GAMES.c.options))
+            return {str(game_id): options for game_id, options in result.all()}
+    finally:
+        await engine.dispose()
+
+
+async def test_valaturna_side_becomes_size_and_back(database_url: str) -> None:
+    alembic(database_url, "downgrade", BEFORE_SIZE)
+    engine = make_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(sa.delete(GAMES))
+            await conn.execute(
+                sa.insert(GAMES),
+                [
+                    row("old-short", "valaturna", {"side": 5}),
+                    row("old-default", "valaturna", {}),
+                    row("jotun", "jotun", {"size": 4}),
+                    row("other-side", "harmijan", {"size": 5}),
+                ],
+            )
+    finally:
+        await engine.dispose()
+
+    alembic(database_url, "upgrade", SIZE)
+    after = await stored_options(database_url)
+    assert after == {
+        "old-short": {"size": 5},
+        "old-default": {},
+        "jotun": {"size": 4},
+        "other-side": {"size": 5},
+    }
+    # the migrated row replays: its rules are the short game's (e7 exists on side 5, not on 3)
+    rules = games.get("valaturna", **after["old-short"])
+    assert rules.options == {"size": 5} and len(rules.board) == 61
+    final = replay_moves(rules, ["e3/e7", "black", "pass", "pass"])
+    assert rules.outcome(final) is not None
+
+    alembic(database_url, "downgrade", BEFORE_SIZE)
+    assert (await stored_options(database_url))["old-short"] == {"side": 5}
+    # the rules read the former name too, so an un-migrated row still replays
+    assert games.get("valaturna", side=5).options == {"size": 5}
+
+    alembic(database_url, "upgrade", "head")
+    assert (await stored_options(database_url))["old-short"] == {"size": 5}
