@@ -378,9 +378,8 @@ class Rules(BaseRules[State, Move]):
             },
         ]
         last = None if state.last_text is None else (state.last_text, state.last_cells)
-        to_move_colour = None
-        if state.phase in (SETUP, PLAY):
-            to_move_colour = COLOUR_NAMES[state.colour]
+        # no ``extra``: the browser reads nothing game-specific of Sgolte's view (the variant is
+        # among the game's options, the colour to move follows from ``to_move`` and ``colours``)
         return make_view(
             game=self.slug,
             kind="hex",
@@ -393,10 +392,6 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
-            extra={
-                "variant": "dense" if self.dense else "standard",
-                "colour_to_move": to_move_colour,
-            },
         )
 
     @staticmethod
