@@ -47,6 +47,18 @@ Readings where the spec is silent (see also the numbered decisions, marked ``# [
   is an ``IllegalMoveError`` (the rules forbid it); text that is not of the notation's shape, or names
   no cell of the board, is an ``InvalidMoveError``.
 
+Example 3 of the spec: Black's c6 merges c5 and c7, so it must split the white group.
+
+>>> import games
+>>> rules = games.get("sgolte", size=5)
+>>> s = rules.position(black=["c5", "c7"], white=["c2", "d3", "e3", "e4", "e5"])
+>>> sorted(c.capture for c in rules.choices(s) if c.place == "c6")
+[('c2', 'd3', 'e4'), ('d3',), ('e3', 'd3'), ('e3', 'e4'), ('e4',)]
+>>> rules.steps(s, ["c6", "e3"]).next
+('d3', 'e4')
+>>> rules.format_move(s, rules.parse_move(s, "c6 x e3, d3 : i1, b5"))
+'c6xe3,d3:b5,i1'
+
 The modules, in the order they build on each other: ``state`` (``State``, ``Move`` and the named
 records), ``geometry`` (the board on :mod:`games.bitboard` and the friendly groups), ``replace`` (the
 re-placement searches), ``capture`` (standard lines and dense sets), ``search`` (the legal placements

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, ClassVar
 
 from ..base import Option, Outcome, Steps, parse_word
@@ -66,6 +67,11 @@ class Rules(BaseRules[State, Move]):
         #: the searches, with this Rules' own bounded caches (see :mod:`.search`)
         self.search = Search(size, self.dense)
         self.geo = self.search.geo
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its options (for worker processes): the caches start empty on the other side,
+        as ``lru_cache`` wrappers cannot be pickled."""
+        return (partial(type(self), **self._options), ())
 
     # --- positions ----------------------------------------------------------------------------
 

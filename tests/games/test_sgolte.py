@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -311,6 +312,14 @@ def test_view_shows_stones_turn_colours_and_counters() -> None:
     ]
     assert v["extra"] == {}  # nothing game-specific: the browser reads none of it
     assert len(v["cells"]) == 61 and v["board"] == {"kind": "hex", "side": 5}
+
+
+def test_rules_pickle_as_their_options() -> None:
+    r = rules(7, "dense")
+    s = r.position(black=["c5", "c7"], white=EX3_WHITE)
+    copy = pickle.loads(pickle.dumps(r))
+    assert isinstance(copy, Rules) and copy.options == {"size": 7, "variant": "dense"}
+    assert list(copy.choices(s)) == list(r.choices(s))
 
 
 # --- notation -----------------------------------------------------------------------------------
