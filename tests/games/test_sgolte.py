@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import pickle
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -77,7 +78,7 @@ def test_example_3_merge_line_capture_and_replacement() -> None:
     captures = {cap for place, cap in r.choices(s) if place == "c6"}
     assert captures == {("d3",), ("e4",), ("e3", "d3"), ("e3", "e4"), ("c2", "d3", "e4")}
     move = r.parse_move(s, "c6xc2,d3,e4:c2,d3,e4")
-    assert move == Move("c6", ("c2", "d3", "e4"), ("c2", "d3", "e4"))
+    assert move == Move(place="c6", capture=("c2", "d3", "e4"), replace=("c2", "d3", "e4"))
     assert r.format_move(s, move) == "c6xc2,d3,e4:c2,d3,e4"
     after = r.apply(s, move)
     assert stones(r, after, "black") == {"c5", "c6", "c7", "c2", "d3", "e4"}
@@ -231,16 +232,16 @@ def test_decisions_6_and_7_replace_anywhere_touching_at_most_one_group() -> None
     after = r.play(s, "a2xe5:e5")
     assert stones(r, after, "black") == {"a1", "a2", "a3", "e5"}
     # [6] touching exactly one group (b1 touches a1-a2-a3)
-    assert r.parse_move(s, "a2xe5:b1") == Move("a2", ("e5",), ("b1",))
+    assert r.parse_move(s, "a2xe5:b1") == Move(place="a2", capture=("e5",), replace=("b1",))
 
 
 def test_apply_refuses_a_move_value_the_notation_cannot_write() -> None:
     r = rules()
     s = r.position(black=["c5", "c7"], white=EX3_WHITE)
     with pytest.raises(IllegalMoveError, match="only captured stones"):
-        r.apply(s, Move("b4", (), ("a1",)))
+        r.apply(s, Move(place="b4", replace=("a1",)))
     with pytest.raises(IllegalMoveError):
-        r.apply(s, Move("c6", ("c2", "d3", "e4"), ("c2", "e4", "d3")))
+        r.apply(s, Move(place="c6", capture=("c2", "d3", "e4"), replace=("c2", "e4", "d3")))
 
 
 def test_decision_6_replacement_touching_two_groups_is_refused() -> None:
@@ -309,8 +310,16 @@ def test_view_shows_stones_turn_colours_and_counters() -> None:
         {"label": "Black stones", "value": 1, "seat": 1},
         {"label": "White stones", "value": 0, "seat": 2},
     ]
-    assert v["extra"] == {"variant": "standard", "colour_to_move": "white"}
+    assert v["extra"] == {}  # nothing game-specific: the browser reads none of it
     assert len(v["cells"]) == 61 and v["board"] == {"kind": "hex", "side": 5}
+
+
+def test_rules_pickle_as_their_options() -> None:
+    r = rules(7, "dense")
+    s = r.position(black=["c5", "c7"], white=EX3_WHITE)
+    copy = pickle.loads(pickle.dumps(r))
+    assert isinstance(copy, Rules) and copy.options == {"size": 7, "variant": "dense"}
+    assert list(copy.choices(s)) == list(r.choices(s))
 
 
 # --- notation -----------------------------------------------------------------------------------

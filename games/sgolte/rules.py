@@ -1,0 +1,407 @@
+"""Sgolte's ``Rules``: the game's API over the searches of :mod:`.search` (see the package
+docstring for the rules summary, the move order and the readings)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from functools import partial
+from typing import Any, ClassVar
+
+from ..base import Option, Outcome, Steps, parse_word
+from ..base import Rules as BaseRules
+from ..bitboard import bits, mask
+from ..errors import IllegalMoveError, InvalidMoveError
+from ..view import CellView, make_view, row_labels
+from .capture import after_capture, is_line, removal_ok
+from .geometry import merging_cells, touch
+from .notation import canonical, read_move, write_move
+from .replace import canonical_order, count_sets, random_replacement, replacement_sets
+from .search import Search
+from .state import (
+    BLACK,
+    CHOOSE,
+    COLOUR_NAMES,
+    DENSE,
+    OVER,
+    PLAY,
+    SETUP,
+    STANDARD,
+    WHITE,
+    Choice,
+    Key,
+    Move,
+    State,
+    sides,
+)
+from .steps import COLOURS, steps
+
+
+class Rules(BaseRules[State, Move]):
+    """Sgolte's rules for one board side and variant."""
+
+    slug: ClassVar[str] = "sgolte"
+    title: ClassVar[str] = "Sgolte"
+    summary: ClassVar[str] = (
+        "Place stones; a merge must split an enemy group and rebuild what it took. "
+        "Whoever cannot place loses."
+    )
+    notation: ClassVar[tuple[str, ...]] = ("b3", "white", "f6xi1:b1", "d6xg6,g7:e2,h9")
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("size", 6, (5, 6, 7), "Cells per side of the hexagonal board."),
+        Option(
+            "variant",
+            STANDARD,
+            (STANDARD, DENSE),
+            "standard: captures are straight lines; dense: any connected set.",
+        ),
+    )
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        size = self._options["size"]
+        variant = self._options["variant"]
+        assert isinstance(size, int) and isinstance(variant, str)
+        self.dense = variant == DENSE
+        #: the searches, with this Rules' own bounded caches (see :mod:`.search`)
+        self.search = Search(size, self.dense)
+        self.geo = self.search.geo
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its options (for worker processes): the caches start empty on the other side,
+        as ``lru_cache`` wrappers cannot be pickled."""
+        return (partial(type(self), **self._options), ())
+
+    # --- positions ----------------------------------------------------------------------------
+
+    def initial_state(self) -> State:
+        """The empty board, seat 1 to place the setup stone."""
+        return State(black=0, white=0, phase=SETUP, colour=BLACK, black_seat=0, ply=0)
+
+    def position(
+        self,
+        black: Iterable[str] = (),
+        white: Iterable[str] = (),
+        to_move: str = "black",
+        black_seat: int = 1,
+    ) -> State:
+        """A play-phase position built directly from cell names (for tests, puzzles and analysis)."""
+        geo = self.geo
+        b = mask(geo.parse(name) for name in black)
+        w = mask(geo.parse(name) for name in white)
+        if b & w:
+            raise ValueError("a cell cannot hold both colours")
+        colour = BLACK if to_move == "black" else WHITE
+        own, enemy = (b, w) if colour == BLACK else (w, b)
+        phase = PLAY if self.search.has_turn(own, enemy) else OVER
+        return State(black=b, white=w, phase=phase, colour=colour, black_seat=black_seat, ply=0)
+
+    def to_move(self, state: State) -> int | None:
+        """The seat to move, None once the game is over."""
+        if state.phase == SETUP:
+            return 1
+        if state.phase == CHOOSE:
+            return 2
+        if state.phase == OVER:
+            return None
+        return self._seat(state, state.colour)
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The player to move with no legal turn loses (decision 12); no draws, no scores."""
+        if state.phase != OVER:
+            return None
+        winner = WHITE if state.colour == BLACK else BLACK
+        return Outcome(
+            winner=self._seat(state, winner),
+            reason="no-moves",
+            colour=COLOUR_NAMES[winner],
+            details={"loser": COLOUR_NAMES[state.colour]},
+        )
+
+    def key(self, state: State) -> Key:
+        """The position without the display-only last-move fields and the ply count."""
+        return Key(
+            black=state.black,
+            white=state.white,
+            phase=state.phase,
+            colour=state.colour,
+            black_seat=state.black_seat,
+        )
+
+    # --- moves --------------------------------------------------------------------------------
+
+    def legal_moves(self, state: State) -> Iterator[Move]:
+        """Every legal move, lazily, in the order the package docstring documents."""
+        if state.phase == SETUP:
+            return (Move(place=name) for name in self.geo.names)
+        if state.phase == CHOOSE:
+            return iter([Move(choice=word) for word in COLOURS])
+        if state.phase != PLAY:
+            return iter(())
+        return self._play_moves(state)
+
+    def _play_moves(self, state: State) -> Iterator[Move]:
+        geo = self.geo
+        own, enemy = sides(state)
+        for p, cap in self.search.placements(own, enemy):
+            if cap is None:
+                yield Move(place=geo.names[p])
+                continue
+            own2, empty2 = after_capture(geo, own, enemy, p, cap.cells)
+            capture = geo.names_of(cap.order)
+            for s in replacement_sets(geo, own2, empty2, len(cap.order)):
+                placed = geo.names_of(canonical_order(geo, own2, s))
+                yield Move(place=geo.names[p], capture=capture, replace=placed)
+
+    def choices(self, state: State) -> Iterator[Choice]:
+        """The distinct placement-and-capture choices: ``(cell, ())`` for a quiet placement, else
+        ``(cell, capture in canonical removal order)`` for each capture whose re-placement exists."""
+        if state.phase != PLAY:
+            return
+        geo = self.geo
+        for p, cap in self.search.placements(*sides(state)):
+            yield Choice(place=geo.names[p], capture=() if cap is None else geo.names_of(cap.order))
+
+    def count_moves(self, state: State) -> int:
+        """The number of legal moves, counting re-placement sets without listing them."""
+        if state.phase == SETUP:
+            return len(self.geo.names)
+        if state.phase == CHOOSE:
+            return 2
+        if state.phase != PLAY:
+            return 0
+        geo = self.geo
+        own, enemy = sides(state)
+        total = 0
+        for p, cap in self.search.placements(own, enemy):
+            if cap is None:
+                total += 1
+            else:
+                own2, empty2 = after_capture(geo, own, enemy, p, cap.cells)
+                total += count_sets(geo, own2, empty2, len(cap.order))
+        return total
+
+    def format_move(self, state: State, move: Move) -> str:
+        """The canonical text: ``e5``, ``black``, ``b4`` or ``c6xc2,d3,e4:c2,d3,e4`` (section 9)."""
+        return write_move(self.geo, self.dense, state, move)
+
+    def parse_move(self, state: State, text: str) -> Move:
+        """Read any legal writing of a move (spaces around ``x``, ``:`` and commas allowed)."""
+        if not isinstance(text, str):
+            raise InvalidMoveError(f"{text!r} is not a move")
+        word = parse_word(text, COLOURS)
+        if word is not None:
+            self.check_over(state)
+            if state.phase != CHOOSE:
+                raise IllegalMoveError(f"{text!r}: a colour is chosen only after the setup stone")
+            return Move(choice=word)
+        move = read_move(self.geo, text)
+        self.check_over(state)
+        if state.phase == CHOOSE:
+            raise IllegalMoveError(f"{text!r}: seat 2 must answer 'black' or 'white'")
+        self._check(state, move, text)
+        if move.capture:
+            return canonical(self.geo, self.dense, state, move)
+        return move
+
+    def _check(self, state: State, move: Move, text: str) -> None:
+        """Raise IllegalMoveError unless ``move`` is legal in ``state``, in the order it is written."""
+        geo = self.geo
+        if state.phase == SETUP:
+            if move.choice is not None or move.capture or move.replace:
+                raise IllegalMoveError(f"{text!r}: the setup is one black stone on an empty cell")
+            return
+        if move.choice is not None or move.place is None:
+            raise IllegalMoveError(f"{text!r}: it is a placement's turn, not a colour choice")
+        own, enemy = sides(state)
+        p = geo.parse(move.place)
+        empty = geo.all & ~own & ~enemy
+        if not (empty >> p) & 1:
+            raise IllegalMoveError(f"{text!r}: {move.place} is not empty")
+        merging = (merging_cells(geo, own, 1 << p) >> p) & 1
+        if not move.capture:
+            if move.replace:
+                raise IllegalMoveError(f"{text!r}: only captured stones are re-placed")
+            if merging:  # [10] a merge without a capture is illegal
+                raise IllegalMoveError(
+                    f"{text!r}: {move.place} merges friendly groups, so it must split an enemy group"
+                )
+            return
+        if not merging:  # [11] a quiet placement never captures
+            raise IllegalMoveError(
+                f"{text!r}: {move.place} merges no groups, so it captures nothing"
+            )
+        cap = [geo.parse(c) for c in move.capture]
+        rep = [geo.parse(c) for c in move.replace]
+        if len(set(cap)) != len(cap) or len(set(rep)) != len(rep):
+            raise IllegalMoveError(f"{text!r}: a cell is named twice")
+        if len(cap) != len(rep):
+            raise IllegalMoveError(f"{text!r}: {len(cap)} stones captured but {len(rep)} re-placed")
+        if any(not (enemy >> c) & 1 for c in cap):
+            raise IllegalMoveError(f"{text!r}: only enemy stones can be captured")
+        group = geo.flood(1 << cap[0], enemy)
+        cells = mask(cap)
+        if cells & ~group:  # [5] the capture lies in one group
+            raise IllegalMoveError(f"{text!r}: the captured stones are not all in one enemy group")
+        if not self.dense and not is_line(geo, cap):  # [2] consecutive in one direction
+            raise IllegalMoveError(f"{text!r}: a capture is a straight line of consecutive stones")
+        if self.dense and not geo.connected(cells):  # [14] the set is connected as a whole
+            raise IllegalMoveError(f"{text!r}: the captured stones are not connected")
+        if not removal_ok(geo, group, cap):  # [3] [4] only the last removal splits
+            raise IllegalMoveError(
+                f"{text!r}: in this order an earlier removal splits the group or the last does not"
+            )
+        own2, empty2 = after_capture(geo, own, enemy, p, cells)
+        for s, name in zip(rep, move.replace, strict=True):  # [7] [8] one by one, any empty cell
+            if not (empty2 >> s) & 1:
+                raise IllegalMoveError(f"{text!r}: {name} is not empty when it is re-placed")
+            if touch(geo, own2, s) > 1:  # [6] at most one friendly group at its moment
+                raise IllegalMoveError(f"{text!r}: re-placing {name} would merge friendly groups")
+            own2 |= 1 << s
+            empty2 &= ~(1 << s)
+
+    def apply(self, state: State, move: Move) -> State:
+        """The position after ``move``, with the game-over flag set by an existence search."""
+        self.check_over(state)
+        text = self.format_move(state, move) if move.choice is None else move.choice
+        geo = self.geo
+        ply = state.ply + 1
+        if state.phase == CHOOSE:
+            if move.choice not in COLOURS:
+                raise IllegalMoveError(f"{move!r}: seat 2 must answer 'black' or 'white'")
+            seat = 2 if move.choice == "black" else 1
+            # [13] the setup stone was Black's first move: White moves next
+            return replace(
+                state,
+                phase=PLAY,
+                colour=WHITE,
+                black_seat=seat,
+                ply=ply,
+                last_text=text,
+                last_cells=(),
+            )
+        self._check(state, move, text)
+        assert move.place is not None
+        p = geo.parse(move.place)
+        if state.phase == SETUP:
+            return replace(
+                state, black=1 << p, phase=CHOOSE, ply=ply, last_text=text, last_cells=(move.place,)
+            )
+        own, enemy = sides(state)
+        own |= 1 << p | mask(geo.parse(c) for c in move.replace)
+        enemy &= ~mask(geo.parse(c) for c in move.capture)
+        phase = PLAY if self.search.has_turn(enemy, own) else OVER
+        black, white = (own, enemy) if state.colour == BLACK else (enemy, own)
+        return State(
+            black=black,
+            white=white,
+            phase=phase,
+            colour=WHITE if state.colour == BLACK else BLACK,
+            black_seat=state.black_seat,
+            ply=ply,
+            last_text=text,
+            last_cells=tuple(dict.fromkeys((move.place, *move.capture, *move.replace))),
+        )
+
+    def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
+        """Clicks: the placement, each captured stone in removal order, each re-placed stone."""
+        if move.choice is not None:
+            return (move.choice,)
+        assert move.place is not None
+        return (move.place, *move.capture, *move.replace)
+
+    def random_move(self, state: State, rng: random.Random) -> Move:
+        """A random legal move: a uniformly random legal placement, then a random feasible capture,
+        then random re-placements that keep a completion possible (never listing all moves)."""
+        self.check_over(state)
+        geo = self.geo
+        if state.phase == SETUP:
+            return Move(place=rng.choice(geo.names))
+        if state.phase == CHOOSE:
+            return Move(choice=rng.choice(COLOURS))
+        own, enemy = sides(state)
+        empty = geo.all & ~own & ~enemy
+        merging = merging_cells(geo, own, empty)
+        cells = list(bits(empty))
+        rng.shuffle(cells)
+        for p in cells:
+            if not (merging >> p) & 1:
+                return Move(place=geo.names[p])
+            caps = self.search.random_captures(own, enemy, p, rng)
+            if not caps:
+                continue
+            cap = rng.choice(caps)
+            own2, empty2 = after_capture(geo, own, enemy, p, cap.cells)
+            placed = random_replacement(geo, own2, empty2, len(cap.order), rng)
+            return Move(
+                place=geo.names[p],
+                capture=geo.names_of(cap.order),
+                replace=geo.names_of(canonical_order(geo, own2, mask(placed))),
+            )
+        raise IllegalMoveError("no legal move")  # unreachable: the phase says a turn exists
+
+    def bench_legal(self, state: State) -> int:
+        """The server's per-position work, re-placement sets decided by existence and never listed:
+        standard, every placement-and-capture choice; dense, every legal placement (the first clicks
+        that ``steps`` offers). Returns their number."""
+        if state.phase != PLAY:
+            return sum(1 for _ in self.legal_moves(state))
+        own, enemy = sides(state)
+        if self.dense:
+            return sum(1 for _ in self.search.starts(own, enemy))
+        return sum(1 for _ in self.search.placements(own, enemy))
+
+    def steps(self, state: State, prefix: Sequence[str]) -> Steps:
+        """Legal next clicks; each is offered only while a legal completion exists (section 4)."""
+        return steps(self.search, state, tuple(prefix))
+
+    # --- view ---------------------------------------------------------------------------------
+
+    def view(self, state: State) -> dict[str, Any]:
+        """Cells and stones, whose turn, seat colours, stone counts and the last move's cells."""
+        geo = self.geo
+        cells: list[CellView] = []
+        for c, ((q, r), name) in enumerate(zip(geo.board.cells, geo.names, strict=True)):
+            stack = (
+                ["black"] if (state.black >> c) & 1 else ["white"] if (state.white >> c) & 1 else []
+            )
+            cells.append({"id": name, "q": q, "r": r, "stack": stack})
+        colours: list[str | None] = [None, None]
+        if state.black_seat:
+            colours[state.black_seat - 1] = "black"
+            colours[2 - state.black_seat] = "white"
+        counters = [
+            {
+                "label": "Black stones",
+                "value": state.black.bit_count(),
+                "seat": self._seat(state, BLACK),
+            },
+            {
+                "label": "White stones",
+                "value": state.white.bit_count(),
+                "seat": self._seat(state, WHITE),
+            },
+        ]
+        last = None if state.last_text is None else (state.last_text, state.last_cells)
+        # no ``extra``: the browser reads nothing game-specific of Sgolte's view (the variant is
+        # among the game's options, the colour to move follows from ``to_move`` and ``colours``)
+        return make_view(
+            game=self.slug,
+            kind="hex",
+            side=geo.n,
+            cells=cells,
+            rows=row_labels(geo.board),
+            to_move=self.to_move(state),
+            colours=colours,
+            phase=state.phase,
+            last_move=last,
+            counters=counters,
+            outcome=self.outcome(state),
+        )
+
+    @staticmethod
+    def _seat(state: State, colour: int) -> int | None:
+        if not state.black_seat:
+            return None
+        return state.black_seat if colour == BLACK else 3 - state.black_seat

@@ -1,0 +1,128 @@
+"""The existence searches of one ``Rules``: which placements and captures are legal, with the
+bounded caches that the clicks of one position, and the positions of one game, share.
+
+Every cache here (and the group rims of :class:`~.geometry.Geometry`) belongs to one ``Rules``, so
+a bot's millions of positions fill only the caches of its own ``Rules`` and never evict the entries
+of a human game. Each bound is stated where the cache is built; one whole random game on side 7, every
+click of it answered, fills at most a few thousand entries of any of them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import lru_cache, partial
+from typing import NamedTuple
+
+from ..bitboard import bits
+from .capture import (
+    Capture,
+    big_groups,
+    dense_completion,
+    dense_find,
+    dense_order,
+    dense_sets,
+    feasible,
+    lines,
+)
+from .geometry import Geometry, merging_cells
+from .replace import replace_options
+
+
+class Placement(NamedTuple):
+    """A legal placement: quiet (``capture`` None) or merging, with one legal capture."""
+
+    cell: int
+    capture: Capture | None
+
+
+class Search:
+    """The legal placements and captures of one board size and variant, decided by existence."""
+
+    def __init__(self, size: int, dense: bool) -> None:
+        geo = self.geo = Geometry(size)
+        self.dense = dense
+        # Keyed by the enemy stones: one entry per position. Bound 1024 positions.
+        self.big_groups = lru_cache(maxsize=1024)(partial(big_groups, geo))
+        self.lines = lru_cache(maxsize=1024)(partial(lines, geo))
+        # Keyed by (own, enemy, placement, capture): one per capture of a position, asked by every
+        # click of it. Bound 16384 captures (a whole standard game on side 7 asks about 5,500).
+        self.feasible = lru_cache(maxsize=16384)(partial(feasible, geo))
+        # Keyed by a dense capture's clicks so far and the next stone. Bound 16384.
+        self.dense_completion = lru_cache(maxsize=16384)(partial(dense_completion, geo))
+        # Keyed by the board during re-placement clicks: one per click. Bound 1024.
+        self.replace_options = lru_cache(maxsize=1024)(partial(replace_options, geo))
+        # the quiet placement of each cell, built once: the move generators yield one per empty cell
+        self._quiet = tuple(Placement(c, None) for c in range(len(geo.near)))
+
+    def placements(self, own: int, enemy: int) -> Iterator[Placement]:
+        """Every quiet placement, and every merging placement with each of its legal captures, in
+        cell order (captures as :meth:`captures` orders them)."""
+        geo = self.geo
+        empty = geo.all & ~own & ~enemy
+        merging = merging_cells(geo, own, empty)
+        quiet = self._quiet
+        for p in bits(empty):
+            if not (merging >> p) & 1:
+                yield quiet[p]  # [1] [6] touching at most one friendly group: quiet
+                continue
+            for cap in self.captures(own, enemy, p):
+                yield Placement(p, cap)
+
+    def captures(self, own: int, enemy: int, p: int) -> Iterator[Capture]:
+        """The legal captures of the merging placement ``p``, each in canonical order: standard by
+        removal order, dense by size, then grown depth first from their lowest cell."""
+        geo = self.geo
+        if self.dense:
+            for group in self.big_groups(enemy):
+                for r in dense_sets(geo, own, enemy, p, group):
+                    yield Capture(dense_order(geo, group, r), r)
+            return
+        seen: set[int] = set()
+        for line in self.lines(enemy):
+            if line.cells in seen:
+                continue
+            seen.add(line.cells)
+            if self.feasible(own, enemy, p, line.cells):
+                yield line
+
+    def starts(self, own: int, enemy: int) -> Iterator[int]:
+        """The legal placements: quiet cells, and merging cells with a legal capture."""
+        geo = self.geo
+        empty = geo.all & ~own & ~enemy
+        merging = merging_cells(geo, own, empty)
+        for p in bits(empty):
+            if not (merging >> p) & 1 or self.capture_exists(own, enemy, p):
+                yield p
+
+    def capture_exists(self, own: int, enemy: int, p: int) -> bool:
+        """Whether the merging placement ``p`` has a legal capture with a feasible re-placement."""
+        geo = self.geo
+        if self.dense:
+            return any(
+                dense_find(geo, own, enemy, p, group, list(bits(group)))
+                for group in self.big_groups(enemy)
+            )
+        return any(self.feasible(own, enemy, p, line.cells) for line in self.lines(enemy))
+
+    def has_turn(self, own: int, enemy: int) -> bool:
+        """Whether the colour owning ``own`` has a legal turn, decided without listing moves."""
+        for _ in self.starts(own, enemy):
+            return True
+        return False  # [12] no legal turn: the player to move loses
+
+    def random_captures(self, own: int, enemy: int, p: int, rng: random.Random) -> list[Capture]:
+        """Legal captures of the merging placement ``p`` to draw one from: standard, all of them;
+        dense, the first found from a random group and seed (empty if there is none)."""
+        geo = self.geo
+        if not self.dense:
+            return list(self.captures(own, enemy, p))
+        groups = list(self.big_groups(enemy))
+        rng.shuffle(groups)
+        for group in groups:
+            seeds = list(bits(group))
+            rng.shuffle(seeds)
+            r = dense_find(geo, own, enemy, p, group, seeds, 0, rng)
+            if r:
+                return [Capture(dense_order(geo, group, r), r)]
+        return []

@@ -1,0 +1,76 @@
+"""Sgolte's values: the position, the move, and the small named records the rules pass around."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+BLACK, WHITE = 1, 2
+COLOUR_NAMES: dict[int, str] = {BLACK: "black", WHITE: "white"}
+SETUP, CHOOSE, PLAY, OVER = "setup", "choose", "play", "over"
+STANDARD, DENSE = "standard", "dense"
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """A position. ``black``/``white`` are bitsets of :mod:`games.bitboard` (bit i is cell i in
+    reading order).
+
+    ``colour`` is the colour to move in ``play`` (Black during ``setup``); ``black_seat`` is 0 until the
+    pie choice. ``last_text``/``last_cells`` describe the last move for the view only (``key`` drops
+    them).
+    """
+
+    black: int
+    white: int
+    phase: str
+    colour: int
+    black_seat: int
+    ply: int
+    last_text: str | None = None
+    last_cells: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Move:
+    """A setup stone or a turn (``place``, with ``capture`` and ``replace`` for a merge), or a choice.
+
+    ``capture`` is in removal order and ``replace`` in placement order; moves built by this package
+    use the canonical orders, so two ``Move`` values are equal exactly when they are the same move.
+    """
+
+    place: str | None = None
+    capture: tuple[str, ...] = ()
+    replace: tuple[str, ...] = ()
+    choice: str | None = None
+
+
+class Key(NamedTuple):
+    """A position without its display-only fields and ply count (``Rules.key``)."""
+
+    black: int
+    white: int
+    phase: str
+    colour: int
+    black_seat: int
+
+
+class Choice(NamedTuple):
+    """A placement and its capture in canonical removal order (``()`` when quiet), by cell name."""
+
+    place: str
+    capture: tuple[str, ...]
+
+
+class Sides(NamedTuple):
+    """The stones of the colour to move and of its enemy."""
+
+    own: int
+    enemy: int
+
+
+def sides(state: State) -> Sides:
+    """The mover's stones and the enemy's."""
+    if state.colour == BLACK:
+        return Sides(state.black, state.white)
+    return Sides(state.white, state.black)

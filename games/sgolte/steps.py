@@ -1,0 +1,173 @@
+"""Step-wise entry (spec section 4): the placement, each captured stone in removal order, then each
+re-placed stone in placement order; a click is offered only while a legal completion exists.
+
+A merging placement's capture ends exactly at the removal that splits the group (decisions 3, 14),
+so an enemy-stone click always continues the capture and an empty-cell click always re-places.
+"""
+
+from __future__ import annotations
+
+from ..base import Steps
+from ..bitboard import bits, mask
+from ..errors import IllegalMoveError
+from .capture import after_capture
+from .geometry import group_contacts, merging_cells
+from .notation import write_move
+from .replace import can_replace_after, contacts_after
+from .search import Search
+from .state import CHOOSE, OVER, SETUP, Move, State, sides
+
+COLOURS = ("black", "white")
+
+
+def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
+    """Legal next clicks after ``prefix``; IllegalMoveError if it leads nowhere."""
+    geo = search.geo
+    if state.phase == OVER:
+        if prefix:
+            raise IllegalMoveError("the game is over: no move can be entered")
+        return Steps(prefix=prefix, next=(), move=None)
+    if state.phase == CHOOSE:
+        return _word_steps(prefix, COLOURS)
+    if state.phase == SETUP:
+        if not prefix:
+            return Steps(prefix=prefix, next=geo.names, move=None)
+        if len(prefix) == 1 and prefix[0] in geo.by_name:
+            return Steps(prefix=prefix, next=(), move=prefix[0])
+        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+    own, enemy = sides(state)
+    empty = geo.all & ~own & ~enemy
+    if not prefix:
+        starts = geo.names_of(search.starts(own, enemy))
+        return Steps(prefix=prefix, next=starts, move=None)
+    p = _token(search, prefix, 0, empty)
+    if not (merging_cells(geo, own, 1 << p) >> p) & 1:
+        if len(prefix) > 1:
+            raise IllegalMoveError(f"{prefix[0]} is a quiet placement: it captures nothing")
+        return Steps(prefix=prefix, next=(), move=prefix[0])
+    walker = DenseWalk(search, own, enemy, p) if search.dense else LineWalk(search, own, enemy, p)
+    i = 1
+    removed: list[int] = []
+    while not walker.complete(removed):
+        if i == len(prefix):
+            options = walker.next_stones(removed)
+            if not options and not removed:
+                raise IllegalMoveError(f"{prefix[0]} merges groups but no capture is possible")
+            return Steps(prefix=prefix, next=geo.names_of(options), move=None)
+        c = _token(search, prefix, i, enemy)
+        if not walker.accepts(removed, c):
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+        removed.append(c)
+        i += 1
+    own2, empty2 = after_capture(geo, own, enemy, p, mask(removed))
+    contacts = group_contacts(geo, own2, empty2)
+    left = len(removed)
+    placed: list[int] = []
+    while True:
+        if left == 0:
+            if i < len(prefix):
+                raise IllegalMoveError(f"{' '.join(prefix)!r} re-places too many stones")
+            move = Move(
+                place=prefix[0], capture=geo.names_of(removed), replace=geo.names_of(placed)
+            )
+            text = write_move(geo, search.dense, state, move)
+            return Steps(prefix=prefix, next=(), move=text)
+        if i == len(prefix):
+            cells = search.replace_options(own2, empty2, left)
+            return Steps(prefix=prefix, next=geo.names_of(cells), move=None)
+        s = _token(search, prefix, i, empty2)
+        # [6] the stone touches at most one friendly group now, and the rest still fit
+        if sum(1 for a in contacts if (a >> s) & 1) > 1 or not can_replace_after(
+            geo, contacts, empty2, s, left - 1
+        ):
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+        contacts = contacts_after(geo, contacts, empty2, s)
+        own2 |= 1 << s
+        empty2 &= ~(1 << s)
+        placed.append(s)
+        left -= 1
+        i += 1
+
+
+def _token(search: Search, prefix: tuple[str, ...], i: int, allowed: int) -> int:
+    """The cell of click ``i``, which must lie in ``allowed``."""
+    c = search.geo.by_name.get(prefix[i])
+    if c is None or not (allowed >> c) & 1:
+        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+    return c
+
+
+def _word_steps(prefix: tuple[str, ...], words: tuple[str, ...]) -> Steps:
+    if not prefix:
+        return Steps(prefix=prefix, next=words, move=None)
+    if len(prefix) == 1 and prefix[0] in words:
+        return Steps(prefix=prefix, next=(), move=prefix[0])
+    raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+
+
+class LineWalk:
+    """Standard captures, click by click: the legal ordered lines with a feasible re-placement."""
+
+    def __init__(self, search: Search, own: int, enemy: int, p: int) -> None:
+        self.lines = [
+            line.order for line in search.lines(enemy) if search.feasible(own, enemy, p, line.cells)
+        ]
+
+    def complete(self, removed: list[int]) -> bool:
+        """Whether the stones clicked so far are a whole capture."""
+        return bool(removed) and tuple(removed) in self.lines
+
+    def accepts(self, removed: list[int], c: int) -> bool:
+        """Whether ``c`` may be removed next."""
+        return c in self.next_stones(removed)
+
+    def next_stones(self, removed: list[int]) -> list[int]:
+        """The stones that may be removed next, in cell order."""
+        n = len(removed)
+        return sorted(
+            {line[n] for line in self.lines if len(line) > n and list(line[:n]) == removed}
+        )
+
+
+class DenseWalk:
+    """Dense captures, click by click: a stone is offered while some legal capture extends the clicks."""
+
+    def __init__(self, search: Search, own: int, enemy: int, p: int) -> None:
+        self.search, self.own, self.enemy, self.p = search, own, enemy, p
+
+    def complete(self, removed: list[int]) -> bool:
+        """Whether the stones clicked so far are a whole capture: their removal split the group."""
+        if not removed:
+            return False
+        geo = self.search.geo
+        group = geo.flood(1 << removed[0], self.enemy)
+        return geo.splits(group & ~mask(removed))
+
+    def accepts(self, removed: list[int], c: int) -> bool:
+        """Whether ``c`` may be removed next."""
+        geo = self.search.geo
+        if removed:
+            group = geo.flood(1 << removed[0], self.enemy)
+        else:
+            group = geo.flood(1 << c, self.enemy)
+            if group.bit_count() < 3:
+                return False
+        if not (group >> c) & 1 or c in removed:
+            return False
+        done = mask(removed)
+        return self.search.dense_completion(self.own, self.enemy, self.p, group, done, c)
+
+    def next_stones(self, removed: list[int]) -> list[int]:
+        """The stones that may be removed next, in cell order."""
+        search = self.search
+        if removed:
+            groups: tuple[int, ...] = (search.geo.flood(1 << removed[0], self.enemy),)
+        else:
+            groups = search.big_groups(self.enemy)
+        done = mask(removed)
+        return [
+            x
+            for group in groups
+            for x in bits(group & ~done)
+            if search.dense_completion(self.own, self.enemy, self.p, group, done, x)
+        ]
