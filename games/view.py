@@ -21,8 +21,8 @@ The browser's board renderer draws a view and nothing else. Every game's ``Rules
 ``counters``    :class:`Counter` list, ``[{"label": "Stock", "value": 12, "seat": 1 or None}]``,
                 shown beside the board.
 ``outcome``     :class:`OutcomeView` (``Outcome.to_json()``) or None.
-``extra``       game-specific data: :class:`JotunExtra`, :class:`SgolteExtra`, or ``{}`` (Exxit,
-                Harmijan and Valaturna send none: the browser reads no ``extra``).
+``extra``       game-specific data: :class:`JotunExtra`, or ``{}`` (Exxit, Harmijan, Sgolte and
+                Valaturna send none: the browser reads no ``extra``).
 
 The pixel layout is shared: pointy-top, ``r`` down, ``x = sqrt(3) * (q + r/2)``, ``y = 1.5 * r``.
 
@@ -123,18 +123,11 @@ class JotunExtra(TypedDict):
     preview: str
 
 
-class SgolteExtra(TypedDict):
-    """What Sgolte's view adds (``games.sgolte``); the browser reads none of it yet."""
-
-    variant: str
-    colour_to_move: str | None
-
-
 class NoExtra(TypedDict):
     """The ``extra`` of Exxit, Harmijan and Valaturna: empty."""
 
 
-Extra = JotunExtra | SgolteExtra | NoExtra
+Extra = JotunExtra | NoExtra
 
 
 class View(TypedDict):
@@ -166,7 +159,6 @@ for _typed in (
     OutcomeView,
     Territory,
     JotunExtra,
-    SgolteExtra,
     NoExtra,
     View,
 ):
@@ -250,7 +242,6 @@ __all__ = [
     "RowLabel",
     "Seat",
     "SeatColours",
-    "SgolteExtra",
     "Territory",
     "View",
     "make_view",

@@ -11,12 +11,12 @@ from pydantic import TypeAdapter, ValidationError
 
 import games
 from games.bench import random_game
-from games.view import JotunExtra, NoExtra, SgolteExtra, View, make_view
+from games.view import JotunExtra, NoExtra, View, make_view
 
 VIEW = TypeAdapter(View)
 EXTRA: dict[str, Any] = {
     "jotun": JotunExtra,
-    "sgolte": SgolteExtra,
+    "sgolte": NoExtra,
     "exxit": NoExtra,
     "harmijan": NoExtra,
     "valaturna": NoExtra,
@@ -45,7 +45,7 @@ def test_the_schema_is_complete_and_closed() -> None:
     assert defs["CellView"]["required"] == ["id", "q", "r", "stack"]  # tile and mark optional
     assert defs["BoardView"]["properties"]["kind"]["enum"] == ["hex", "points", "field"]
     extras = {ref["$ref"].rsplit("/", 1)[1] for ref in schema["properties"]["extra"]["anyOf"]}
-    assert extras == {"JotunExtra", "SgolteExtra", "NoExtra"}
+    assert extras == {"JotunExtra", "NoExtra"}
 
 
 def test_a_stray_key_or_an_unknown_kind_is_refused() -> None:
