@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress, starmap
+from itertools import compress
 from operator import ne
 from typing import NamedTuple
 
 from ..bitboard import bits, lowest
 from ..errors import IllegalMoveError
 from ..hexgrid import direction_between, distance
-from .state import MASK_S, Change, Geo, H, Result, pop_top
+from .state import MASK_S, Geo, H, Result, pop_top
 
 # the four directions a turn may take after travelling in direction d (not d, not back) [A12]
 _TURNS = tuple(tuple(d2 for d2 in range(6) if d2 not in (d, (d + 3) % 6)) for d in range(6))
@@ -33,44 +33,37 @@ class Journey(NamedTuple):
     """The part of a journey that only interactions change, replaced (never mutated) when they do.
 
     ``memo_low`` and ``memo_entry`` cache what depends on this part alone, which many paths share:
-    the lowest friendly neighbour of a cell, and the interactions of entering a cell.
+    the lowest friendly neighbour of a cell, and the journey after entering a cell (None if the
+    mover cannot enter it [A25]).
     """
 
     board: tuple[int, ...]  # every stack but the mover's
     occupied: int
-    friendly: int  # the cells of the mover's colour (the mover's colour at the start [A24])
+    friendly: int  # the cells whose top has the mover's first colour
     mover: int
     touched: int  # the groups the mover has touched [A15]
-    fed: int  # the groups fed [A17, A18, A21]
+    fed: int  # the groups fed [A17, A18, A21, A23]
     consumed: int  # the groups actively consumed [A19]
+    stopped: bool  # the mover changed colour: the move ends here (rule 4) [A24]
     memo_low: dict[int, int]
-    memo_entry: dict[int, Resolved | None]
-
-
-class Resolved(NamedTuple):
-    """What the interactions of entering a cell leave: the journey, and whether the mover stops."""
-
-    journey: Journey
-    stopped: bool  # the mover changed colour: rule 4 [A24]
+    memo_entry: dict[int, Journey | None]
 
 
 class Entered(NamedTuple):
-    """The journey after entering a cell."""
+    """The mover having entered a cell by a step or a jump, and its journey so far."""
 
+    cell: int
+    jumped: int  # the friendly stacks jumped to get here (0 for a step)
     journey: Journey
     new_friends: int  # friendly stacks touched for the first time: a rest point [A7]
-    stopped: bool
     touch: int  # the stacks next to the mover now
     released: int  # the stacks it has stopped touching, never to be touched again [A13]
     visited: int  # the cells entered, never to be entered again [A14]
 
 
-class Advance(NamedTuple):
-    """One step or jump of a path: the cell reached, whether by a jump, and the journey there."""
-
-    cell: int
-    jumped: bool
-    entered: Entered
+# ``tuple.__new__(Record, values)`` is what a NamedTuple's ``_make`` does, without the Python call
+# of its ``__new__``: the search builds a journey per interaction, by the hundred thousand.
+_new = tuple.__new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +170,7 @@ class Search:
             touched=tg,
             fed=0,
             consumed=0,
+            stopped=False,
             memo_low={},
             memo_entry={},
         )
@@ -211,17 +205,17 @@ class Search:
 
     # -- §4.4 ---------------------------------------------------------------------------------
 
-    def resolve(self, jb: Journey, q: int, new: int) -> Resolved | None:
-        """The interactions of entering ``q`` with the groups ``new`` there; None if the mover
-        would be wholly consumed [A25]."""
+    def resolve(self, jb: Journey, q: int, new: int) -> Journey | None:
+        """The journey after the interactions of entering ``q`` with the groups ``new`` there;
+        None if the mover would be wholly consumed [A25]."""
         memo = jb.memo_entry
         if q in memo:
             return memo[q]
         answer = memo[q] = self._resolve(jb, q, new)
         return answer
 
-    def _resolve(self, jb: Journey, q: int, new: int) -> Resolved | None:
-        board, occ, fr, mover, tg, fed, cons, _, _ = jb
+    def _resolve(self, jb: Journey, q: int, new: int) -> Journey | None:
+        board, occ, fr, mover, tg, fed, cons, _, _, _ = jb
         b = list(board)
         gid, gmem, P = self.gid, self.gmem, self.P
         tg |= new  # [A15]
@@ -283,56 +277,56 @@ class Search:
             if mover & 1 != col:
                 stopped = True  # [A24] rule 4: the consumer's feeding is done, nothing more
                 break
-        journey = Journey(tuple(b), occ, fr, mover, tg, fed, cons, {}, {})
-        return Resolved(journey, stopped)
+        return _new(Journey, (tuple(b), occ, fr, mover, tg, fed, cons, stopped, {}, {}))
 
     # -- §4.3 ---------------------------------------------------------------------------------
+
+    def arrive(self, q: int, jb: Journey, rel: int, vis: int) -> Journey | None:
+        """The journey after entering ``q``, or None if ``q`` cannot be entered: off the board,
+        entered before [A14], occupied, next to a stack the mover stopped touching [A13], or
+        where the mover would be wholly consumed [A25]."""
+        if q < 0 or vis >> q & 1:
+            return None
+        occ = jb.occupied
+        if occ >> q & 1 or self.near[q] & occ & rel:
+            return None
+        new = self.ngid[q] & ~jb.touched
+        return self.resolve(jb, q, new) if new else jb
 
     def enter(
         self, q: int, jumped: int, jb: Journey, touch: int, rel: int, vis: int
     ) -> Entered | None:
-        """Enter ``q`` if it is enterable [A13, A14, A25]; the journey after it, else None."""
-        if q < 0 or vis >> q & 1:
-            return None
-        occ = jb.occupied
-        if occ >> q & 1:
+        """The path after entering ``q`` over the friendly stacks ``jumped`` (0 for a step), given
+        the path's ``touch``, ``rel`` and ``vis`` so far (see :class:`Entered`); None if it cannot.
+        :meth:`explore` does the same inline, without building the record."""
+        after = self.arrive(q, jb, rel, vis)
+        if after is None:
             return None
         nbq = self.near[q]
-        if nbq & occ & rel:
-            return None  # [A13] it would touch again a stack it stopped touching
         newf = nbq & jb.friendly & ~touch & ~jumped  # [A11] jumped stacks are no new contact
-        new = self.ngid[q] & ~jb.touched
-        stopped = False
-        if new:
-            resolved = self.resolve(jb, q, new)
-            if resolved is None:
-                return None
-            jb, stopped = resolved
-        return Entered(jb, newf, stopped, nbq & jb.occupied, rel | (touch & ~nbq), vis | 1 << q)
+        entered = (q, jumped, after, newf, nbq & after.occupied, rel | touch & ~nbq, vis | 1 << q)
+        return _new(Entered, entered)
 
-    def jump(self, p: int, d: int, jb: Journey, touch: int, rel: int, vis: int) -> Advance | None:
-        """Jump the maximal run of friendly stacks from ``p`` in ``d`` [A9]."""
+    def landing(self, p: int, d: int, friendly: int) -> tuple[int, int]:
+        """Where a jump from ``p`` in ``d`` over the maximal run of ``friendly`` stacks lands
+        [A9], and the stacks jumped; landing -1 if there is no run or it reaches the edge."""
         step = self.step
-        fr = jb.friendly
         x = step[p][d]
-        if x < 0 or not fr >> x & 1:
-            return None
         jumped = 0
-        while x >= 0 and fr >> x & 1:
+        while x >= 0 and friendly >> x & 1:
             jumped |= 1 << x
             x = step[x][d]
-        if x < 0:
-            return None
-        entered = self.enter(x, jumped, jb, touch, rel, vis)
-        return None if entered is None else Advance(x, True, entered)
+        return (x, jumped) if jumped else (-1, 0)
 
-    def step_on(
+    def next_cell(
         self, p: int, d: int, jb: Journey, touch: int, rel: int, vis: int
-    ) -> Advance | None:
-        """Step from ``p`` to its neighbour in ``d``, if it is enterable."""
-        q = self.step[p][d]
-        entered = self.enter(q, 0, jb, touch, rel, vis)
-        return None if entered is None else Advance(q, False, entered)
+    ) -> Entered | None:
+        """The path after going on from ``p`` in ``d``: a jump if a friendly stack is next, else
+        a step."""
+        x, jumped = self.landing(p, d, jb.friendly)
+        if jumped:
+            return None if x < 0 else self.enter(x, jumped, jb, touch, rel, vis)
+        return self.enter(self.step[p][d], 0, jb, touch, rel, vis)
 
     def _friend_min(self, jb: Journey, c: int) -> int:
         """The lowest friendly neighbour of ``c`` now, or 0 if there is none."""
@@ -354,29 +348,48 @@ class Search:
         self.first_only = first_only
         self.budget = budget
         jb, touch, o = self.start, self.touch0, self.o
-        vis = 1 << o
         for d in range(6):
-            t = self.jump(o, d, jb, touch, 0, vis) or self.step_on(o, d, jb, touch, 0, vis)
-            if t is not None:
-                self.explore(t.cell, d, t.jumped, t.entered, (o,))
+            x, jumped = self.landing(o, d, jb.friendly)
+            if not jumped:
+                x = self.step[o][d]
+            if x >= 0:
+                self.explore(d, x, jumped, jb, touch, 0, 1 << o, (o,))
 
-    def explore(self, p: int, d: int, jumped: bool, e: Entered, way: tuple[int, ...]) -> None:
-        """Explore on from ``p``, reached in direction ``d`` by a jump or a step (§4.3 explore);
-        ``way`` holds the waypoints before ``p``."""
+    def explore(
+        self,
+        d: int,
+        q: int,
+        jumped: int,
+        jb: Journey,
+        touch: int,
+        rel: int,
+        vis: int,
+        way: tuple[int, ...],
+    ) -> None:
+        """Enter ``q`` in direction ``d`` over the friendly stacks ``jumped`` (0 for a step) and
+        explore on (§4.3 explore). ``jb``, ``touch``, ``rel`` and ``vis`` are the path's before
+        ``q`` (see :class:`Entered`, whose computation :meth:`enter` this inlines: the search
+        enters cells by the hundred thousand), ``way`` its waypoints."""
+        step, near, arrive = self.step, self.near, self.arrive
+        after = arrive(q, jb, rel, vis)
+        if after is None:
+            return
         if self.budget >= 0:
             self.budget -= 1
             if self.budget < 0:
                 raise OverBudget
-        jb, newf, stopped, touch, rel, vis = e
-        step, enter = self.step, self.enter
-        while not stopped and not jumped and not newf:  # [A7] the forced slide
-            ahead = step[p][d]
-            e2 = enter(ahead, 0, jb, touch, rel, vis)
-            if e2 is None:
+        while True:
+            nbq = near[q]
+            newf = nbq & jb.friendly & ~touch & ~jumped  # [A11] jumped stacks are no new contact
+            jb, touch, rel, vis = after, nbq & after.occupied, rel | touch & ~nbq, vis | 1 << q
+            p = q
+            if jb.stopped or jumped or newf:
                 break
-            p = ahead
-            jb, newf, stopped, touch, rel, vis = e2
-        if stopped:  # rule 4
+            q = step[p][d]  # [A7] the forced slide
+            after = arrive(q, jb, rel, vis)
+            if after is None:
+                break
+        if jb.stopped:  # rule 4
             if self.end_ok(p):
                 self.emit(p, jb, way)
             return
@@ -386,35 +399,34 @@ class Search:
         fr = jb.friendly
         ahead = step[p][d]
         if ahead >= 0 and fr >> ahead & 1:
-            t = self.jump(p, d, jb, touch, rel, vis)  # [A8] straight on over a run
-            if t is not None:
-                self.explore(t.cell, d, True, t.entered, way)
+            x, over = self.landing(p, d, fr)  # [A8] straight on over a run
+            if x >= 0:
+                self.explore(d, x, over, jb, touch, rel, vis, way)
         elif jumped and not newf:  # sliding on after a landing
-            e2 = enter(ahead, 0, jb, touch, rel, vis)
-            if e2 is not None:
-                self.explore(ahead, d, False, e2, way)
+            self.explore(d, ahead, 0, jb, touch, rel, vis, way)
         # [A12] turns: the first cell entered in the new direction needs a friendly neighbour
         # no higher than the lowest friendly neighbour here
         low = self._friend_min(jb, p)
         if not low:
             return
         way2 = (*way, p)
+        lows = jb.memo_low
         for d2 in _TURNS[d]:
             q = step[p][d2]
             if q < 0:
                 continue
-            jumped_cells = 0
+            over = 0
             while q >= 0 and fr >> q & 1:  # [A9] a jump over the maximal run
-                jumped_cells |= 1 << q
+                over |= 1 << q
                 q = step[q][d2]
             if q < 0:
                 continue
-            f = self._friend_min(jb, q)
+            f = lows.get(q)
+            if f is None:
+                f = self._friend_min(jb, q)
             if not f or f > low:
                 continue
-            e2 = enter(q, jumped_cells, jb, touch, rel, vis)
-            if e2 is not None:
-                self.explore(q, d2, bool(jumped_cells), e2, way2)
+            self.explore(d2, q, over, jb, touch, rel, vis, way2)
 
     def emit(self, p: int, jb: Journey, way: tuple[int, ...]) -> None:
         """Record the move ending on ``p``; keep the best path of each result [A27, §9]."""
@@ -430,14 +442,14 @@ class Search:
     def result(self, mover: int, board: tuple[int, ...]) -> Result:
         """A move's identity beside its cells: the mover on arrival and every other changed stack."""
         changed = map(ne, board, self.pre)
-        return Result(mover, tuple(starmap(Change, compress(enumerate(board), changed))))
+        return Result(mover, tuple(compress(enumerate(board), changed)))
 
     # -- following one path -----------------------------------------------------------------
 
     def follow(self, way: Sequence[int]) -> Walk:
         """Carry the mover along the waypoints ``way``; IllegalMoveError naming the reason."""
         geo, names = self.geo, self.geo.grid.names
-        cells = geo.grid.cells
+        cells, step = geo.grid.cells, geo.step
         if len(way) < 2 or len(set(way)) != len(way):
             raise IllegalMoveError("a path has distinct waypoints, at least an origin and an end")
         o = self.o
@@ -449,34 +461,38 @@ class Search:
         seg = 1
         remaining = distance(cells[o], cells[way[1]])
         entered = [o]
-        nxt = self.jump(o, d, jb, touch, rel, vis) or self.step_on(o, d, jb, touch, rel, vis)
+        nxt = self.next_cell(o, d, jb, touch, rel, vis)
         while True:
             if nxt is None:
                 raise IllegalMoveError(
                     f"the stack cannot go on from {names[p]} toward {names[way[seg]]}"
                 )
-            q, jumped, (jb, newf, stopped, touch, rel, vis) = nxt
+            q, jumped, jb, newf, touch, rel, vis = nxt
+            stopped = jb.stopped
             remaining -= distance(cells[p], cells[q])
             if remaining < 0:
                 raise IllegalMoveError(f"the path passes {names[way[seg]]} without stopping there")
             p = q
             entered.append(p)
-            forced = False
+            slide = None  # [A7] the next cell of a forced slide
             if not stopped and not jumped and not newf:
-                forced = self.enter(geo.step[p][d], 0, jb, touch, rel, vis) is not None
+                slide = self.enter(step[p][d], 0, jb, touch, rel, vis)
             if remaining > 0:
                 if stopped:
                     raise IllegalMoveError(
                         f"the move stops at {names[p]}: the mover changed colour"
                     )
-                if forced:
-                    nxt = self.step_on(p, d, jb, touch, rel, vis)
+                if slide is not None:
+                    nxt = slide
                     continue
-                nxt = self.jump(p, d, jb, touch, rel, vis)
-                if nxt is None and jumped and not newf:
-                    nxt = self.step_on(p, d, jb, touch, rel, vis)
+                nxt = None
+                x, over = self.landing(p, d, jb.friendly)
+                if over and x >= 0:  # [A8] straight on over a run
+                    nxt = self.enter(x, over, jb, touch, rel, vis)
+                elif not over and jumped and not newf:  # sliding on after a landing
+                    nxt = self.enter(step[p][d], 0, jb, touch, rel, vis)
                 continue
-            if forced:
+            if slide is not None:
                 raise IllegalMoveError(f"{names[p]} is in the middle of a forced slide [A7]")
             if seg == len(way) - 1:
                 if not self.end_ok(p):
@@ -500,7 +516,7 @@ class Search:
             low = self._friend_min(jb, p)
             if not low:
                 raise IllegalMoveError(f"no turn at {names[p]}: no friendly neighbour [A12]")
-            nxt = self.jump(p, d2, jb, touch, rel, vis) or self.step_on(p, d2, jb, touch, rel, vis)
+            nxt = self.next_cell(p, d2, jb, touch, rel, vis)
             if nxt is not None:
                 f = self._friend_min(jb, nxt.cell)
                 if not f or f > low:
