@@ -227,7 +227,7 @@ class Search:
             alive = gmem[g] & occ
             if not alive or cons >> g & 1:
                 continue
-            rep = b[(alive & -alive).bit_length() - 1]
+            rep = b[lowest(alive)]
             if rep & 1 != col and (rep >> 1 & MASK_S) <= strength:
                 for c in bits(alive):
                     b[c] = code = pop_top(b[c])
@@ -245,7 +245,7 @@ class Search:
         # (2) active feeding of every new friendly group, independent of (1) [A17, A18, A23]
         for g in bits(new & ~fed & ~here):
             alive = gmem[g] & occ
-            if alive and b[(alive & -alive).bit_length() - 1] & 1 == col:
+            if alive and b[lowest(alive)] & 1 == col:
                 for c in bits(alive):
                     b[c] += H + 2
                 fed |= 1 << g
@@ -442,7 +442,7 @@ class Search:
     def result(self, mover: int, board: tuple[int, ...]) -> Result:
         """A move's identity beside its cells: the mover on arrival and every other changed stack."""
         changed = map(ne, board, self.pre)
-        return Result(mover, tuple(compress(enumerate(board), changed)))
+        return Result(mover=mover, changes=tuple(compress(enumerate(board), changed)))
 
     # -- following one path -----------------------------------------------------------------
 
