@@ -314,10 +314,13 @@ class Rules(BaseRules[State, Move]):
         self, state: State, board: tuple[int, ...], text: str, cells: tuple[int, ...]
     ) -> State:
         ply = state.ply + 1
-        return replace(
-            state,
+        # the constructor, not dataclasses.replace: this is every action's, and replace costs more
+        return State(
+            size=self.size,
             board=board,
+            phase=PLAY,
             colour=1 - state.colour,
+            black_seat=state.black_seat,
             ply=ply,
             ending=self._ending(board, ply, state.colour),
             last_text=text,
