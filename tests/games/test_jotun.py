@@ -14,17 +14,9 @@ from hypothesis import strategies as st
 import games
 from games.bench import random_game
 from games.errors import IllegalMoveError, InvalidMoveError
-from games.jotun import (
-    BLACK,
-    WHITE,
-    Rules,
-    State,
-    _ending,
-    _geo,
-    _Search,
-    decode,
-    stack_code,
-)
+from games.jotun import BLACK, WHITE, Rules, State, decode, stack_code
+from games.jotun.search import Search
+from games.jotun.state import placements
 from games.record import make_record, replay
 from tests.games.positions import jotun_position as pos
 
@@ -219,14 +211,13 @@ def test_e10_terminal_position(to_move: str) -> None:
 def test_e10_black_can_still_place_and_white_cannot() -> None:
     rules = Rules(size=4)
     stacks = dict.fromkeys(E10_WHITE, "W") | dict.fromkeys(E10_BLACK, "B")
-    geo = _geo(4)
+    geo = rules.geo
     board = rules.position(stacks).board
     names = geo.grid.names
-    from games.jotun import _can_act, _placements
 
-    assert [names[c] for c in _placements(geo, board, BLACK)] == ["d4", "g1"]
-    assert _placements(geo, board, WHITE) == []
-    assert not _can_act(geo, board, WHITE)
+    assert [names[c] for c in placements(geo, board, BLACK)] == ["d4", "g1"]
+    assert placements(geo, board, WHITE) == []
+    assert not rules._can_act(board, WHITE)
 
 
 @pytest.mark.parametrize(("choice", "white_seat"), [("white", 2), ("black", 1)])
@@ -343,20 +334,20 @@ def test_a31_pie_and_colours_in_the_view() -> None:
 
 def test_a32_ply_limit_and_tie_breaks() -> None:
     rules = Rules(size=4)
-    geo = _geo(4)
+    geo = rules.geo
     # point-symmetric colours: equal territory; then strengths; then the last actor
     even = rules.position({"a1": "B", "g4": "W"}).board
-    ending = _ending(geo, even, geo.cap, WHITE)
+    ending = rules._ending(even, geo.cap, WHITE)
     assert ending is not None
     assert (ending.reason, ending.scores[0] == ending.scores[1], ending.winner) == (
         "ply-limit",
         True,
         WHITE,
     )
-    assert _ending(geo, even, geo.cap, BLACK).winner == BLACK  # type: ignore[union-attr]
+    assert rules._ending(even, geo.cap, BLACK).winner == BLACK  # type: ignore[union-attr]
     strong = rules.position({"a1": "BB", "g4": "W"}).board
-    assert _ending(geo, strong, geo.cap, WHITE).winner == BLACK  # type: ignore[union-attr]
-    assert _ending(geo, even, geo.cap - 1, WHITE) is None
+    assert rules._ending(strong, geo.cap, WHITE).winner == BLACK  # type: ignore[union-attr]
+    assert rules._ending(even, geo.cap - 1, WHITE) is None
     # through apply: the action that brings the counter to 370 ends the game
     state = rules.position({"a1": "B", "g4": "W"}, ply=geo.cap - 1)
     over = rules.play(state, "d4")
@@ -440,7 +431,7 @@ def test_every_listed_move_follows_its_own_path(size: int) -> None:
         for move in rules.legal_moves(state):
             if move.kind != "move":
                 continue
-            walk = _Search(rules.geo, state.board, move.cells[0]).follow(move.path)
+            walk = Search(rules.geo, state.board, move.cells[0]).follow(move.path)
             assert walk.result == move.result
             text = rules.format_move(state, move)
             assert rules.parse_move(state, text) == move
@@ -763,9 +754,9 @@ def test_the_engine_agrees_with_a_literal_transcription_of_the_spec(size: int, s
 def test_random_move_falls_back_to_straight_moves_on_big_searches(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import games.jotun as jotun
+    import games.jotun.rules as jotun_rules
 
-    monkeypatch.setattr(jotun, "RANDOM_BUDGET", 1)
+    monkeypatch.setattr(jotun_rules, "RANDOM_BUDGET", 1)
     state = pos({"g3": "B", "d4": "B", "b4": "B", "c6": "B", "c2": "B"})
     legal = {R5.format_move(state, m) for m in R5.legal_moves(state)}
     rng = random.Random(5)

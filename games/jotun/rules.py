@@ -1,0 +1,556 @@
+"""Jotun's ``Rules``: the phases, acting, the ending (§6), step-wise entry and the view."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from functools import lru_cache, partial
+from typing import Any, ClassVar
+
+from ..base import Option, Outcome, Steps
+from ..base import Rules as BaseRules
+from ..errors import IllegalMoveError
+from ..view import CellView, make_view, row_labels
+from .notation import OriginMoves, collect, normalise, way_text, waypoints
+from .search import BoardInfo, Found, OverBudget, Search
+from .state import (
+    BLACK,
+    CHOOSE,
+    COLOURS,
+    PLAY,
+    SETUP,
+    WHITE,
+    Ending,
+    H,
+    Move,
+    State,
+    can_place,
+    colours_of,
+    decode,
+    geo_of,
+    origins,
+    placements,
+    scores,
+    stack_code,
+    strengths,
+)
+
+RANDOM_BUDGET = 20_000  # path-search nodes random_move spends on one origin before going straight
+
+
+class Rules(BaseRules[State, Move]):
+    """Jotun for one board side."""
+
+    slug: ClassVar[str] = "jotun"
+    title: ClassVar[str] = "Jotun"
+    summary: ClassVar[str] = (
+        "Stacks travel, jump their friends, devour weaker enemies and feed allies; "
+        "hold more than half the board."
+    )
+    notation: ClassVar[tuple[str, ...]] = ("h5", "white", "h5-i5", "d4-a1-d1")
+    OPTIONS: ClassVar[tuple[Option, ...]] = (
+        Option("size", 5, (4, 5, 6), "Cells per side of the hexagonal board"),
+    )
+    # A canonical text depends on every path of a move, and a few positions have tens of thousands
+    # of paths: listing one origin's moves, or checking one move, can take up to seconds at size 6.
+    slow_positions: ClassVar[bool] = True
+
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)
+        size = self._options["size"]
+        assert isinstance(size, int)
+        self.size = size
+        self.geo = geo_of(size)
+        # Caches of positions, per Rules instance, so that a bot playing millions of positions
+        # evicts only its own entries, never those of the games another instance serves.
+        # 64 boards: the groups of the positions whose origins are being searched.
+        self._board_info = lru_cache(maxsize=64)(partial(BoardInfo, self.geo))
+        # 64 origins, by (board, origin): a big size-6 origin can hold tens of thousands of moves.
+        self._origin_cache = lru_cache(maxsize=64)(self._search_origin)
+        # 4096 answers of one bool: whether an origin has a move, which every ending check asks.
+        self._has_move = lru_cache(maxsize=4096)(self._find_move)
+
+    # -- positions ----------------------------------------------------------------------------
+
+    def initial_state(self) -> State:
+        """The empty board before the setup placement."""
+        return State(size=self.size, board=(0,) * self.geo.size)
+
+    def position(
+        self,
+        stacks: Mapping[str, str],
+        to_move: str = "black",
+        black_seat: int = 1,
+        ply: int = 3,
+    ) -> State:
+        """A play-phase position built directly: ``{"e5": "WBB", ...}`` (bottom to top).
+
+        Its ending is computed as if the other colour's action had just brought it about.
+        """
+        cells = [0] * self.geo.size
+        for name, pieces in stacks.items():
+            cells[self.geo.grid.parse_index(name)] = stack_code(pieces)
+        board = tuple(cells)
+        colour = COLOURS.index(to_move)
+        return State(
+            size=self.size,
+            board=board,
+            phase=PLAY,
+            colour=colour,
+            black_seat=black_seat,
+            ply=ply,
+            ending=self._ending(board, ply, 1 - colour),  # as if just reached
+        )
+
+    def stacks(self, state: State) -> dict[str, str]:
+        """The occupied cells of ``state`` as ``{"e5": "WBB"}`` (bottom to top)."""
+        names = self.geo.grid.names
+        return {names[c]: decode(code) for c, code in enumerate(state.board) if code}
+
+    def to_move(self, state: State) -> int | None:
+        """The seat to move, None once the game is over."""
+        if state.ending is not None:
+            return None
+        if state.phase == SETUP:
+            return 1
+        if state.phase == CHOOSE:
+            return 2
+        return self._seat(state, state.colour)
+
+    @staticmethod
+    def _seat(state: State, colour: int) -> int:
+        return state.black_seat if colour == BLACK else 3 - state.black_seat
+
+    # -- searches and their caches --------------------------------------------------------------
+
+    def _search(self, board: tuple[int, ...], origin: int) -> Search:
+        return Search(self.geo, board, origin, self._board_info(board))
+
+    def _search_origin(self, board: tuple[int, ...], origin: int) -> OriginMoves:
+        search = self._search(board, origin)
+        search.run()
+        return collect(self.geo, search)
+
+    def _origin_moves(self, state: State, origin: int) -> OriginMoves:
+        return self._origin_cache(state.board, origin)
+
+    def _find_move(self, board: tuple[int, ...], origin: int) -> bool:
+        try:
+            self._search(board, origin).run(first_only=True)
+        except Found:
+            return True
+        return False
+
+    # -- the ending (§6) --------------------------------------------------------------------------
+
+    def _can_act(self, board: tuple[int, ...], colour: int) -> bool:
+        """Whether ``colour`` has a placement or a move on ``board``."""
+        if any(can_place(self.geo, board, colour, c) for c in range(self.geo.size)):
+            return True
+        return any(self._has_move(board, o) for o in origins(board, colour))
+
+    def _ending(self, board: tuple[int, ...], ply: int, last: int) -> Ending | None:
+        """§6 after an action by colour ``last`` that brought the counter to ``ply``."""
+        if ply < 3:
+            return None
+        # [A28] both colours are checked, whoever is to move
+        stuck = not (self._can_act(board, BLACK) and self._can_act(board, WHITE))
+        if not stuck and ply < self.geo.cap:
+            return None
+        score = scores(self.geo, board)
+        strength = strengths(board)
+        # [A30] at a no-moves end one score exceeds half the cells; [A32] tie-breaks at the cap
+        order = sorted(
+            (BLACK, WHITE), key=lambda x: (score[x], strength[x], x == last), reverse=True
+        )
+        return Ending(
+            winner=order[0],
+            reason="no-moves" if stuck else "ply-limit",
+            scores=score,
+            strengths=strength,
+        )
+
+    # -- moves ------------------------------------------------------------------------------------
+
+    def legal_moves(self, state: State) -> Iterator[Move]:
+        """Lazily, in the order of the module docstring."""
+        return self._legal(state, cached=True)
+
+    def _legal(self, state: State, cached: bool) -> Iterator[Move]:
+        if state.ending is not None:
+            return
+        if state.phase == SETUP:
+            for c in range(self.geo.size):
+                yield Move(kind="place", cells=(c,))
+            return
+        if state.phase == CHOOSE:
+            yield Move(kind="choose", word="black")
+            yield Move(kind="choose", word="white")
+            return
+        for c in placements(self.geo, state.board, state.colour):
+            yield Move(kind="place", cells=(c,))
+        search = self._origin_cache if cached else self._search_origin
+        for o in origins(state.board, state.colour):
+            yield from search(state.board, o).moves
+
+    def bench_legal(self, state: State) -> int:
+        """Every legal move, searched afresh (the caches would flatter the figures)."""
+        self._board_info.cache_clear()
+        return sum(1 for _ in self._legal(state, cached=False))
+
+    def format_move(self, state: State, move: Move) -> str:
+        """The canonical text (§9)."""
+        names = self.geo.grid.names
+        if move.kind == "place":
+            return names[move.cells[0]]
+        if move.kind == "choose":
+            return move.word
+        if move.text is not None:
+            return move.text
+        o, d = move.cells
+        assert move.result is not None
+        known = self._origin_moves(state, o).by_result.get((d, move.result))
+        if known is None or known.text is None:
+            raise IllegalMoveError(f"{way_text(names, move.path)} is not a legal move here")
+        return known.text
+
+    def parse_move(self, state: State, text: str) -> Move:
+        """The move written ``text`` (§9 parsing rules 1-3)."""
+        t = normalise(text)
+        if t in COLOURS:
+            if state.phase != CHOOSE or state.ending is not None:
+                raise IllegalMoveError(f"{t!r}: a colour is chosen only at ply 2")
+            return Move(kind="choose", word=t)
+        cells = waypoints(self.geo, t)
+        self.check_over(state)
+        names = self.geo.grid.names
+        if len(cells) == 1:
+            c = cells[0]
+            if state.phase == CHOOSE:
+                raise IllegalMoveError(f"{t!r}: seat 2 must now choose black or white")
+            if state.phase == PLAY and not can_place(self.geo, state.board, state.colour, c):
+                why = "occupied" if state.board[c] else "next to more friendly than enemy stacks"
+                raise IllegalMoveError(f"{t!r}: no placement there ({why}) [A3]")
+            return Move(kind="place", cells=(c,))
+        if state.phase != PLAY:
+            raise IllegalMoveError(f"{t!r}: no stack moves before the colours are chosen")
+        o = cells[0]
+        code = state.board[o]
+        if not code or code & 1 != state.colour:
+            raise IllegalMoveError(f"{t!r}: {names[o]} holds no {COLOURS[state.colour]} stack")
+        try:
+            walk = self._search(state.board, o).follow(cells)
+        except IllegalMoveError as exc:
+            if len(cells) != 2:
+                raise IllegalMoveError(f"{t!r}: {exc}") from None
+            # §9 rule 2: o-d names the result when every path from o to d gives the same one
+            at = self._origin_moves(state, o).by_destination.get(cells[1], ())
+            if len(at) == 1:
+                return at[0]
+            reason = "no legal path reaches it" if not at else "several results reach it"
+            raise IllegalMoveError(f"{t!r}: {reason}; name the waypoints") from None
+        return Move(
+            kind="move",
+            cells=(o, walk.destination),
+            result=walk.result,
+            path=tuple(cells),
+            text=way_text(names, cells) if len(cells) == 2 else None,  # straight: always o-d
+        )
+
+    def apply(self, state: State, move: Move) -> State:
+        """The state after ``move``; follows only the move's own path."""
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"{move!r} is not a Jotun move")
+        self.check_over(state)
+        names = self.geo.grid.names
+        if move.kind == "choose":
+            if state.phase != CHOOSE or move.word not in COLOURS:
+                raise IllegalMoveError(f"{move.word!r} cannot be played now")
+            # [A31] White moves at ply 3, whichever seat holds it
+            return replace(
+                state,
+                phase=PLAY,
+                colour=WHITE,
+                black_seat=2 if move.word == "black" else 1,
+                ply=2,
+                last_text=move.word,
+                last_cells=(),
+            )
+        if move.kind == "place":
+            (c,) = move.cells
+            board = list(state.board)
+            if state.phase == SETUP:
+                board[c] = H | 2 | BLACK  # [A31] the setup stack is black
+                return State(
+                    size=self.size,
+                    board=tuple(board),
+                    phase=CHOOSE,
+                    colour=BLACK,
+                    black_seat=0,
+                    ply=1,
+                    last_text=names[c],
+                    last_cells=(c,),
+                )
+            if state.phase != PLAY or not can_place(self.geo, state.board, state.colour, c):
+                raise IllegalMoveError(f"{names[c]!r}: no placement there [A3]")
+            board[c] = H | 2 | state.colour
+            return self._after(state, tuple(board), names[c], (c,))
+        if move.kind != "move" or state.phase != PLAY:
+            raise IllegalMoveError(f"{move!r} cannot be played now")
+        o = move.cells[0]
+        code = state.board[o]
+        if not code or code & 1 != state.colour:
+            raise IllegalMoveError(f"{names[o]} holds no {COLOURS[state.colour]} stack")
+        walk = self._search(state.board, o).follow(move.path)
+        if move.result is not None and (
+            walk.result != move.result or walk.destination != move.cells[1]
+        ):
+            raise IllegalMoveError(f"{way_text(names, move.path)} does not give that position")
+        text = move.text or way_text(names, move.path)
+        return self._after(state, walk.board, text, walk.cells)
+
+    def _after(
+        self, state: State, board: tuple[int, ...], text: str, cells: tuple[int, ...]
+    ) -> State:
+        ply = state.ply + 1
+        # the constructor, not dataclasses.replace: this is every action's, and replace costs more
+        return State(
+            size=self.size,
+            board=board,
+            phase=PLAY,
+            colour=1 - state.colour,
+            black_seat=state.black_seat,
+            ply=ply,
+            ending=self._ending(board, ply, state.colour),
+            last_text=text,
+            last_cells=cells,
+        )
+
+    def outcome(self, state: State) -> Outcome | None:
+        """The ending by seat: scores by seat, details by colour."""
+        e = state.ending
+        if e is None:
+            return None
+        black_seat = state.black_seat
+        by_seat = (e.scores[0], e.scores[1]) if black_seat == 1 else (e.scores[1], e.scores[0])
+        return Outcome(
+            winner=self._seat(state, e.winner),
+            reason=e.reason,
+            scores=by_seat,
+            colour=COLOURS[e.winner],
+            details={
+                "scores": {"black": e.scores[0], "white": e.scores[1]},
+                "strengths": {"black": e.strengths[0], "white": e.strengths[1]},
+                "cells": self.geo.size,
+            },
+        )
+
+    def key(self, state: State) -> Any:
+        """The position without display fields."""
+        return (state.size, state.board, state.phase, state.colour, state.black_seat, state.ply)
+
+    def random_move(self, state: State, rng: random.Random) -> Move:
+        """A random action: a placement or an origin uniformly, then one of its moves uniformly."""
+        if state.ending is not None:
+            raise IllegalMoveError("the game is over: there is no move to choose")
+        if state.phase != PLAY:
+            return rng.choice(list(self.legal_moves(state)))
+        places = placements(self.geo, state.board, state.colour)
+        starts = origins(state.board, state.colour)
+        while places or starts:
+            k = rng.randrange(len(places) + len(starts))
+            if k < len(places):
+                return Move(kind="place", cells=(places[k],))
+            o = starts.pop(k - len(places))
+            moves = self._random_origin_moves(state, o)
+            if moves:
+                return rng.choice(moves)
+        raise IllegalMoveError("no legal move (the game should have ended)")
+
+    def _random_origin_moves(self, state: State, o: int) -> Sequence[Move]:
+        search = self._search(state.board, o)
+        try:
+            search.run(budget=RANDOM_BUDGET)
+        except OverBudget:
+            return self._straight_moves(state, o)
+        return collect(self.geo, search).moves
+
+    def _straight_moves(self, state: State, o: int) -> list[Move]:
+        """The moves of ``o`` along straight paths: their canonical text is always ``o-d``."""
+        names = self.geo.grid.names
+        out = []
+        for d in range(6):
+            for q in self.geo.grid.rays[o][d]:
+                if state.board[q]:
+                    continue
+                try:
+                    walk = self._search(state.board, o).follow((o, q))
+                except IllegalMoveError:
+                    continue
+                out.append(
+                    Move(
+                        kind="move",
+                        cells=(o, q),
+                        result=walk.result,
+                        path=(o, q),
+                        text=f"{names[o]}-{names[q]}",
+                    )
+                )
+        return out
+
+    # -- step-wise entry ----------------------------------------------------------------------
+
+    def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
+        """Placement: the cell; choice: the word; movement: origin, destination, then the waypoints
+        of its canonical path until it is told apart from the other results at that cell."""
+        names = self.geo.grid.names
+        if move.kind == "choose":
+            return (move.word,)
+        if move.kind == "place":
+            return (names[move.cells[0]],)
+        o, d = move.cells
+        assert move.result is not None
+        tell = self._origin_moves(state, o).telling.get((d, move.result))
+        if tell is None:
+            raise IllegalMoveError(f"{way_text(names, move.path)} is not a legal move here")
+        return (names[o], names[d], *(names[c] for c in tell))
+
+    def steps(self, state: State, prefix: Sequence[str]) -> Steps:
+        """Next clicks: cells or words, then an origin's destinations, then telling waypoints."""
+        prefix = tuple(prefix)
+        names = self.geo.grid.names
+        by_name = self.geo.grid.by_name
+        if state.ending is not None:
+            if prefix:
+                raise IllegalMoveError("the game is over: no move can be played")
+            return Steps(prefix, (), None)
+        if state.phase != PLAY:
+            options = ("black", "white") if state.phase == CHOOSE else names
+            if not prefix:
+                return Steps(prefix, tuple(sorted(options)), None)
+            if len(prefix) == 1 and prefix[0] in options:
+                return Steps(prefix, (), prefix[0])
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        board, colour = state.board, state.colour
+        if not prefix:
+            first = {names[c] for c in placements(self.geo, board, colour)}
+            first |= {names[o] for o in origins(board, colour) if self._has_move(board, o)}
+            return Steps(prefix, tuple(sorted(first)), None)
+        c = by_name.get(prefix[0], -1)
+        if c < 0:
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        if not board[c]:
+            if len(prefix) == 1 and can_place(self.geo, board, colour, c):
+                return Steps(prefix, (), names[c])
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        if board[c] & 1 != colour:
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        moves = self._origin_moves(state, c)
+        if len(prefix) == 1:
+            if not moves.moves:
+                raise IllegalMoveError(f"{prefix[0]} has no legal move")
+            hints = {
+                names[d]: self._hint(state, at[0]) if len(at) == 1 else {"results": len(at)}
+                for d, at in moves.by_destination.items()
+            }
+            nxt = tuple(names[d] for d in moves.by_destination)
+            return Steps(prefix, tuple(sorted(nxt)), None, hints)
+        d = by_name.get(prefix[1], -1)
+        at = moves.by_destination.get(d, ())
+        if not at:
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        chosen = tuple(by_name.get(t, -1) for t in prefix[2:])
+        following: dict[str, Move] = {}
+        complete = None
+        count: dict[str, int] = {}
+        for move in at:
+            assert move.result is not None
+            tell = moves.telling[(d, move.result)]
+            if tell == chosen:
+                complete = move
+            elif len(tell) > len(chosen) and tell[: len(chosen)] == chosen:
+                token = names[tell[len(chosen)]]
+                following[token] = move
+                count[token] = count.get(token, 0) + 1
+        if complete is None and not following:
+            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        hints = {
+            t: self._hint(state, m) if count[t] == 1 else {"results": count[t]}
+            for t, m in following.items()
+        }
+        return Steps(
+            prefix,
+            tuple(sorted(following)),
+            None if complete is None else complete.text,
+            hints,
+        )
+
+    def preview(self, state: State, move: Move) -> dict[str, Any]:
+        """What the browser shows before sending a move: the path and the stacks it changes."""
+        return self._hint(state, move)
+
+    def _hint(self, state: State, move: Move) -> dict[str, Any]:
+        names = self.geo.grid.names
+        if move.kind != "move":
+            return {"move": self.format_move(state, move), "path": [names[c] for c in move.cells]}
+        walk = self._search(state.board, move.cells[0]).follow(move.path)
+        changed = {
+            names[c]: colours_of(walk.board[c])
+            for c in range(self.geo.size)
+            if walk.board[c] != state.board[c]
+        }
+        return {
+            "move": move.text,
+            "path": [names[c] for c in walk.cells],
+            "cells": list(changed),
+            "waypoints": [names[c] for c in move.path],
+            "changes": changed,
+        }
+
+    # -- the view ---------------------------------------------------------------------------------
+
+    def view(self, state: State) -> dict[str, Any]:
+        """Cells and stacks, turn, seat colours, ply counter and the current territory count."""
+        grid = self.geo.grid
+        board = state.board
+        cells: list[CellView] = []
+        for i, (q, r) in enumerate(grid.cells):
+            cell: CellView = {"id": grid.names[i], "q": q, "r": r, "stack": colours_of(board[i])}
+            if not board[i] and state.phase == PLAY:
+                black = can_place(self.geo, board, BLACK, i)
+                white = can_place(self.geo, board, WHITE, i)
+                if black != white:  # an empty cell only one colour may take: its territory
+                    cell["mark"] = "territory-black" if black else "territory-white"
+            cells.append(cell)
+        colours: list[str | None] = [None, None]
+        if state.black_seat:
+            colours[state.black_seat - 1] = "black"
+            colours[2 - state.black_seat] = "white"
+        counters: list[dict[str, Any]] = [
+            {"label": "Ply", "value": f"{state.ply} / {self.geo.cap}", "seat": None}
+        ]
+        if state.black_seat:
+            territory = scores(self.geo, board)
+            for x in (BLACK, WHITE):
+                counters.append(
+                    {"label": "Territory", "value": territory[x], "seat": self._seat(state, x)}
+                )
+        last = None
+        if state.last_text is not None:
+            last = (state.last_text, [grid.names[c] for c in state.last_cells])
+        return make_view(
+            game=self.slug,
+            kind="hex",
+            side=self.size,
+            cells=cells,
+            rows=row_labels(grid),
+            to_move=self.to_move(state),
+            colours=colours,
+            phase=state.phase,
+            last_move=last,
+            counters=counters,
+            outcome=self.outcome(state),
+            # the one key every game's view shares; the path preview comes with ``steps`` hints
+            extra={"colour_to_move": None if state.phase != PLAY else COLOURS[state.colour]},
+        )
