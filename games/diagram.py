@@ -8,7 +8,7 @@ move's text is the canonical one. So no "after" board is ever written by hand.
 
 A diagram's view is the engine's view reduced to what a diagram draws: the board, its cells with
 their stacks (on Exxit's field also their tiles, or the prisoners beside it), the row labels and
-the last move. Whose turn it is, the seats, counters, outcome, game extras and the display marks of
+the last move. Whose turn it is, the seats, counters, outcome and the display marks of
 a game page (territory, scored creatures, captured points) are left out, so that every diagram reads
 as a plain position whatever the phase details behind it.
 

@@ -21,8 +21,6 @@ The browser's board renderer draws a view and nothing else. Every game's ``Rules
 ``counters``    :class:`Counter` list, ``[{"label": "Stock", "value": 12, "seat": 1 or None}]``,
                 shown beside the board.
 ``outcome``     :class:`OutcomeView` (``Outcome.to_json()``) or None.
-``extra``       game-specific data: :class:`JotunExtra`, or ``{}`` (Exxit, Harmijan, Sgolte and
-                Valaturna send none: the browser reads no ``extra``).
 
 The pixel layout is shared: pointy-top, ``r`` down, ``x = sqrt(3) * (q + r/2)``, ``y = 1.5 * r``.
 
@@ -105,31 +103,6 @@ class OutcomeView(TypedDict):
     scores: list[int | list[int]] | None
 
 
-class Territory(TypedDict):
-    """Jotun's current territory count by colour."""
-
-    black: int
-    white: int
-
-
-class JotunExtra(TypedDict):
-    """What Jotun's view adds (``games.jotun``); the browser reads none of it yet."""
-
-    ply: int
-    ply_limit: int
-    majority: int
-    territory: Territory
-    colour_to_move: str | None
-    preview: str
-
-
-class NoExtra(TypedDict):
-    """The ``extra`` of Exxit, Harmijan and Valaturna: empty."""
-
-
-Extra = JotunExtra | NoExtra
-
-
 class View(TypedDict):
     """A position as the browser draws it (the fields are described in the module docstring)."""
 
@@ -143,7 +116,6 @@ class View(TypedDict):
     last_move: LastMove | None
     counters: list[Counter]
     outcome: OutcomeView | None
-    extra: Extra
 
 
 # No key beyond those typed: pydantic reads this plain-dict config (its ``with_config`` sets the
@@ -157,9 +129,6 @@ for _typed in (
     LastMove,
     Counter,
     OutcomeView,
-    Territory,
-    JotunExtra,
-    NoExtra,
     View,
 ):
     setattr(_typed, "__pydantic_config__", {"extra": "forbid"})  # noqa: B010
@@ -191,7 +160,6 @@ def make_view(
     last_move: tuple[str, Iterable[str]] | None,
     counters: Iterable[Mapping[str, Any]] = (),
     outcome: Outcome | None = None,
-    extra: Mapping[str, Any] | None = None,
 ) -> View:
     """Assemble a view with every key present, so the browser never guesses; ValueError if a
     field is outside the schema (a board kind, phase or seat that the browser does not know)."""
@@ -214,7 +182,6 @@ def make_view(
         else {"text": last_move[0], "cells": list(last_move[1])},
         "counters": [_counter(c) for c in counters],
         "outcome": None if outcome is None else cast(OutcomeView, outcome.to_json()),
-        "extra": cast(Extra, dict(extra or {})),
     }
 
 
@@ -233,16 +200,12 @@ __all__ = [
     "BoardView",
     "CellView",
     "Counter",
-    "Extra",
-    "JotunExtra",
     "LastMove",
-    "NoExtra",
     "OutcomeView",
     "Phase",
     "RowLabel",
     "Seat",
     "SeatColours",
-    "Territory",
     "View",
     "make_view",
     "row_labels",

@@ -34,15 +34,20 @@ from app.errors import AppError, ErrorCode
 from games.base import OptionValue, Rules, Steps
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
 from games.record import check_result, make_record, replay_moves, rules_of
+from games.view import OutcomeView, Seat, SeatColours, View
 
 __all__ = [
     "IllegalMoveError",
     "ImportedGame",
     "InvalidMoveError",
+    "OutcomeView",
     "RecordError",
     "Rules",
     "RulesRunner",
+    "Seat",
+    "SeatColours",
     "Steps",
+    "View",
     "catalogue",
     "figure",
     "game_info",

@@ -551,6 +551,4 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
-            # the one key every game's view shares; the path preview comes with ``steps`` hints
-            extra={"colour_to_move": None if state.phase != PLAY else COLOURS[state.colour]},
         )

@@ -329,7 +329,7 @@ def test_a31_pie_and_colours_in_the_view() -> None:
     view = R5.view(state)
     assert view["colours"] == {"1": "white", "2": "black"}
     assert view["to_move"] == 1
-    assert view["extra"]["colour_to_move"] == "white"
+    assert view["colours"][str(view["to_move"])] == "white"  # the colour to move
 
 
 def test_a32_ply_limit_and_tie_breaks() -> None:
