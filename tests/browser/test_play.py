@@ -46,8 +46,8 @@ class Plan:
     invite: bool  # the second player arrives by the invite link (else by the lobby's Join)
 
 
-# Six plies reach past the pie choice (ply 2) and enter multi-click moves in Valaturna (its
-# two-stone opening), Harmijan (from, to and shot) and Exxit (a stack's move).
+# Six plies reach past the pie choice (ply 2) and enter multi-click moves: Valaturna's two-stone
+# opening, Harmijan's opening and its from-to-shot moves.
 PLANS = [
     Plan("jotun", {"size": "4"}, 6, "resign", True),
     Plan("valaturna", {"side": "5"}, 6, "pass", False),
