@@ -26,7 +26,7 @@ run: install  ## install, migrate the embedded SQLite database, serve http://HOS
 test: install-test browser services lint typecheck pytest  ## everything the tests need, then all checks and every test
 
 check: install-test services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
-	$(BIN)/pytest -n $(WORKERS) --dist loadgroup -m 'not slow and not browser'
+	$(BIN)/pytest -n $(WORKERS) -m 'not slow and not browser'
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -81,7 +81,7 @@ typecheck:  ## mypy --strict over games, app and migrations
 	$(BIN)/mypy
 
 pytest:  ## every test, slow and browser ones included, in parallel (WORKERS=auto)
-	$(BIN)/pytest -n $(WORKERS) --dist loadgroup
+	$(BIN)/pytest -n $(WORKERS)
 
 bench: install-test services  ## rules engines, then the server under load (figures, never pass/fail)
 	$(BIN)/python -m games bench

@@ -1,20 +1,26 @@
-"""Suite-wide options and the grouping that makes the suite safe and quick under pytest-xdist.
+"""Suite-wide options, and how pytest-xdist shares the tests out between its workers.
 
-``make pytest`` runs ``pytest -n auto --dist loadgroup``. The server and browser tests share
-module-scoped fixtures (a migrated database, a uvicorn process, a Chromium): each module, and each
-database backend of it, is one xdist group, so one worker builds those fixtures once instead of
-every worker building them for the few tests it happens to receive. The rules tests have no such
-fixtures and are spread one by one.
+``make pytest`` runs ``pytest -n auto``. The server and browser tests share module-scoped fixtures
+(a migrated database, a uvicorn process, a Chromium): each of those modules, and each database
+backend of it, goes whole to one worker, so the fixtures are built once, as in a serial run, not
+once per worker that happens to receive a few of its tests. The rules tests have no such fixtures
+and are shared out one by one.
+
+This is a scheduler of our own rather than ``--dist loadgroup`` with ``xdist_group`` marks: xdist
+(3.8) names a group by rewriting ``item._nodeid``, which pytest 9 no longer reads, so the groups
+were silently ignored.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
+import re
+from typing import Any
 
 import pytest
 
-GROUPED = ("app", "browser")  # folders under tests/ whose modules share module-scoped fixtures
+GROUPED = ("tests/app/", "tests/browser/")  # modules whose tests share module-scoped fixtures
+BACKENDS = ("sqlite", "postgres")  # tests/app/conftest.py's module-scoped `backend` parameter
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -27,14 +33,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    tests = Path(__file__).parent
-    for item in items:
-        relative = item.path.relative_to(tests) if item.path.is_relative_to(tests) else None
-        if relative is None or relative.parts[0] not in GROUPED:
-            continue
-        callspec = getattr(item, "callspec", None)
-        backend = callspec.params.get("backend", "") if callspec is not None else ""
-        item.add_marker(pytest.mark.xdist_group(f"{relative.as_posix()}:{backend}"))
+def work_unit(nodeid: str) -> str:
+    """What goes whole to one worker: a server or browser module (per backend), else one test."""
+    if not nodeid.startswith(GROUPED):
+        return nodeid
+    module = nodeid.split("::", 1)[0]
+    params = re.search(r"\[(.*)\]$", nodeid)
+    backend = [p for p in params.group(1).split("-") if p in BACKENDS] if params else []
+    return f"{module}[{backend[0]}]" if backend else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleFixtureScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        """xdist's loadscope with :func:`work_unit` as the scope."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ModuleFixtureScheduling(config, log)
