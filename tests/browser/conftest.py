@@ -29,9 +29,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
             live.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One Chromium per test process (per xdist worker); each test opens its own contexts."""
+    """Chromium for one module. Not for the whole session: while Playwright's sync API is open,
+    asyncio sees its loop running in this thread, and the async server tests that an xdist worker
+    may run next could not start theirs."""
     with sync_playwright() as pw:
         b = launch(pw)
         try:
