@@ -1,20 +1,32 @@
-# One command per task. `make run` and `make test` work on a fresh machine (see README.md).
+# One command per task. `make run` and `make test` work on a fresh machine (see README.md);
+# `make help` lists the others. Every install is the locked versions (requirements*.lock).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 DATABASE_URL ?= sqlite+aiosqlite:///./data/hexmoot.db
+# pytest-xdist workers: a number, or auto (one per CPU). `make pytest WORKERS=0` runs in one process.
+WORKERS ?= auto
+# The lock tool's own version, so that `make lock` writes the same files on every machine.
+UV_VERSION ?= 0.13.9
 export HOST PORT DATABASE_URL
 
-.PHONY: run test install install-test browser services lint format typecheck pytest bench clean
+.PHONY: help run test check install install-test lock browser services lint format typecheck \
+	pytest bench schema clean
 
-run: install  ## install, migrate the embedded SQLite database, serve http://$(HOST):$(PORT)
+help:  ## this list
+	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+run: install  ## install, migrate the embedded SQLite database, serve http://HOST:PORT (127.0.0.1:8000)
 	@mkdir -p data
 	$(BIN)/alembic upgrade head
 	$(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
 
-test: install-test browser services lint typecheck pytest  ## everything the tests need, then all checks
+test: install-test browser services lint typecheck pytest  ## everything the tests need, then all checks and every test
+
+check: install-test services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
+	$(BIN)/pytest -n $(WORKERS) -m 'not slow and not browser'
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -22,16 +34,30 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet --editable .
+# The locked versions with their hashes, then the project itself without letting pip pick any
+# dependency of its own.
+$(VENV)/.installed: requirements.lock pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps --editable .
 	@touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet --editable '.[test]'
+$(VENV)/.installed-test: requirements-test.lock pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r requirements-test.lock
+	$(BIN)/pip install --quiet --no-deps --editable .
 	@touch $@ $(VENV)/.installed
 
-install: $(VENV)/.installed
-install-test: $(VENV)/.installed-test
+install: $(VENV)/.installed  ## the locked runtime dependencies and the project (editable)
+install-test: $(VENV)/.installed-test  ## the same plus the locked test tools
+
+# requirements-test.lock is resolved within requirements.lock's pins, so the two never disagree;
+# both keep their current pins unless pyproject.toml asks otherwise (UPGRADE=--upgrade for newest).
+lock: | $(BIN)/python  ## regenerate requirements.lock and requirements-test.lock from pyproject.toml
+	$(BIN)/pip install --quiet uv==$(UV_VERSION)
+	$(BIN)/uv pip compile pyproject.toml $(UPGRADE) --universal --python-version 3.11 \
+		--generate-hashes --custom-compile-command 'make lock' --quiet -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml $(UPGRADE) --extra test -c requirements.lock --universal \
+		--python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet \
+		-o requirements-test.lock
 
 browser:  ## Debian's Chromium for the browser tests (never a downloaded browser)
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -43,24 +69,27 @@ browser:  ## Debian's Chromium for the browser tests (never a downloaded browser
 services:  ## PostgreSQL and Redis on loopback, started if this machine has them stopped
 	@bash .ci/services
 
-lint:
+lint:  ## ruff's lint and format checks, and the import contracts (.importlinter)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
-format:
+schema:  ## write docs/view.schema.json and docs/messages.schema.json from the code
+	$(BIN)/python -m app.schemas
+
+format:  ## let ruff fix what it can and format the code
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-typecheck:
+typecheck:  ## mypy --strict over games, app and migrations
 	$(BIN)/mypy
 
-pytest:
-	$(BIN)/pytest
+pytest:  ## every test, slow and browser ones included, in parallel (WORKERS=auto)
+	$(BIN)/pytest -n $(WORKERS)
 
 bench: install-test services  ## rules engines, then the server under load (figures, never pass/fail)
 	$(BIN)/python -m games bench
 	@if [ -f tests/load/bench.py ]; then $(BIN)/python -m tests.load.bench; fi
 
-clean:
+clean:  ## remove the virtualenv, the database and every cache
 	rm -rf $(VENV) data .mypy_cache .ruff_cache .pytest_cache artifacts

@@ -1,6 +1,7 @@
 """Fixtures of the browser tests: a real uvicorn server on a fresh migrated SQLite database, and
-Debian's headless Chromium driven by Playwright. Every page opened through ``pages`` is watched for
-console errors, and the test fails if any appears."""
+Debian's headless Chromium driven by Playwright. Every page opened through ``guests`` is watched for
+console errors, and the test fails if any appears. Screenshots are taken only on request
+(``--screenshots DIR`` or ``HEXMOOT_SCREENSHOTS=DIR``, see tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.browser.helpers import ARTIFACTS, ConsoleErrors, launch
+from tests.browser.helpers import ConsoleErrors, Screenshots, launch
 from tests.support.databases import fresh_database
 from tests.support.server import LiveServer
-
-pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +31,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Chromium for one module. Not for the whole session: while Playwright's sync API is open,
+    asyncio sees its loop running in this thread, and the async server tests that an xdist worker
+    may run next could not start theirs."""
     with sync_playwright() as pw:
         b = launch(pw)
         try:
@@ -76,7 +78,7 @@ def guests(browser: Browser, console: ConsoleErrors) -> Iterator[Guests]:
 
 
 @pytest.fixture(scope="session")
-def artifacts() -> Path:
-    """Where screenshots go (git-ignored); look at them."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    return ARTIFACTS
+def screenshots(pytestconfig: pytest.Config) -> Screenshots:
+    """Saves screenshots into ``--screenshots DIR`` when given, else takes none."""
+    directory = pytestconfig.getoption("screenshots")
+    return Screenshots(Path(directory) if directory else None)

@@ -1,4 +1,5 @@
-"""Helpers for the browser tests: launching Debian's Chromium, and playing by clicking."""
+"""Helpers for the browser tests: launching Debian's Chromium, playing by clicking, playing the
+same games through the HTTP API, and screenshots on request."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, Playwright, expect
+import httpx
+from playwright.sync_api import Browser, Locator, Page, Playwright, expect
 
+from tests.support.gameplay import MovePicker
 from tests.support.server import LiveServer
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -49,6 +50,124 @@ class ConsoleErrors:
         page.on("console", lambda m: self._console(page, m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: self.errors.append(f"{page.url}: {e}"))
         return page
+
+
+class Screenshots:
+    """Pictures of what the tests show, for a person to look at; no test reads them.
+
+    Taken only when asked for (``pytest --screenshots DIR`` or ``HEXMOOT_SCREENSHOTS=DIR``):
+    writing full-page PNGs on every run costs time and proves nothing.
+    """
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+        if directory is not None:
+            directory.mkdir(parents=True, exist_ok=True)
+
+    def page(self, page: Page, name: str) -> None:
+        """The whole page, with CSS transitions finished (a settled picture, no waiting)."""
+        if self.directory is not None:
+            page.screenshot(
+                path=self.directory / f"{name}.png", full_page=True, animations="disabled"
+            )
+
+    def element(self, locator: Locator, name: str) -> None:
+        """One element, e.g. the board."""
+        if self.directory is not None:
+            locator.screenshot(path=self.directory / f"{name}.png", animations="disabled")
+
+
+class ApiGame:
+    """A game played through the HTTP API (``POST /api/games/{id}/moves``) by its two seats, each an
+    httpx client with that guest's cookie; seeded random legal moves come from ``MovePicker``."""
+
+    def __init__(self, server: LiveServer, game_id: str, clients: dict[int, httpx.Client]) -> None:
+        self.server = server
+        self.id = game_id
+        self.clients = clients
+        game = clients[1].get(f"/api/games/{game_id}").raise_for_status().json()["game"]
+        self.slug: str = game["game"]
+        self.picker = MovePicker(self.slug, game["options"], seed=0)
+        self.rules = self.picker.rules
+        self.version = 0
+        self.refresh()
+
+    @classmethod
+    def create(
+        cls, server: LiveServer, slug: str, options: dict[str, Any], public: bool = True
+    ) -> ApiGame:
+        """A new game: guest Api1 creates it in seat 1, guest Api2 joins it in seat 2."""
+        clients = {seat: httpx.Client(base_url=server.url) for seat in (1, 2)}
+        for seat, client in clients.items():
+            client.put("/api/me", json={"name": f"Api{seat}"}).raise_for_status()
+        made = clients[1].post(
+            "/api/games", json={"game": slug, "options": options, "seat": 1, "public": public}
+        )
+        made.raise_for_status()
+        game_id = made.json()["id"]
+        clients[2].post(
+            f"/api/games/{game_id}/join", json={"token": made.json()["join_token"]}
+        ).raise_for_status()
+        return cls(server, game_id, clients)
+
+    @classmethod
+    def of_pages(cls, server: LiveServer, game_id: str, players: dict[int, Page]) -> ApiGame:
+        """The game that these pages' guests sit at (seat -> page), driven by their cookies."""
+        clients = {
+            seat: httpx.Client(
+                base_url=server.url, cookies={c["name"]: c["value"] for c in page.context.cookies()}
+            )
+            for seat, page in players.items()
+        }
+        return cls(server, game_id, clients)
+
+    def refresh(self) -> None:
+        """Catch up with the server: its version, and the moves played elsewhere (on a page)."""
+        snapshot = self.clients[1].get(f"/api/games/{self.id}").raise_for_status().json()
+        self.version = snapshot["version"]
+        for text in snapshot["game"]["moves"][len(self.moves) :]:
+            self.picker.play(text)
+
+    @property
+    def moves(self) -> list[str]:
+        return self.picker.moves
+
+    def state(self) -> Any:
+        return self.picker.state
+
+    def play(self, text: str) -> None:
+        """Play ``text`` for the seat to move; the server's canonical text is recorded."""
+        seat = self.picker.to_move()
+        assert seat is not None, "the game is over"
+        answer = self.clients[seat].post(
+            f"/api/games/{self.id}/moves",
+            json={"move": text, "version": self.version, "msg_id": f"t-{len(self.moves)}"},
+        )
+        answer.raise_for_status()
+        self.version = answer.json()["version"]
+        self.picker.play(answer.json()["move"])
+
+    def play_random(self, rng: random.Random, plies: int) -> None:
+        """Up to ``plies`` seeded random legal moves (fewer if the game ends)."""
+        self.picker.rng = rng
+        for _ in range(plies):
+            if self.picker.to_move() is None:
+                return
+            self.play(self.picker.pick())
+
+    def play_to_the_end(self, rng: random.Random) -> None:
+        """Seeded random legal moves until the rules end the game."""
+        self.play_random(rng, 10_000)
+        assert self.picker.to_move() is None
+
+    def cookie(self, seat: int) -> list[dict[str, Any]]:
+        """The seat's guest cookie, for a browser context to take that guest over."""
+        jar = self.clients[seat].cookies
+        return [{"name": name, "value": jar[name], "url": self.server.url} for name in jar]
+
+    def close(self) -> None:
+        for c in self.clients.values():
+            c.close()
 
 
 def move_count(page: Page) -> int:

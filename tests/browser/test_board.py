@@ -1,10 +1,10 @@
 """The board renderer draws real views of every engine: seeded random games from the rules package,
-rendered in Chromium by static/js/board.js, checked cell by cell and screenshotted in both themes."""
+rendered in Chromium by static/js/board.js, checked cell by cell in both themes (screenshots on
+request: ``--screenshots DIR``)."""
 
 from __future__ import annotations
 
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +12,7 @@ import pytest
 import games
 from games.bench import random_game
 from tests.browser.conftest import Guests
+from tests.browser.helpers import Screenshots
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -60,7 +61,7 @@ def sample_views() -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_renderer_draws_every_cell_stack_and_label(
-    theme: str, server: LiveServer, guests: Guests, artifacts: Path
+    theme: str, server: LiveServer, guests: Guests, screenshots: Screenshots
 ) -> None:
     views = sample_views()
     page = guests.page(width=1400, height=1000, color_scheme=theme)
@@ -81,4 +82,4 @@ def test_renderer_draws_every_cell_stack_and_label(
             assert got["last"] == len(
                 set(view["last_move"]["cells"]) & {c["id"] for c in view["cells"]}
             )
-    page.screenshot(path=artifacts / f"boards-{theme}.png", full_page=True)
+    screenshots.page(page, f"boards-{theme}")

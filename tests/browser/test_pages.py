@@ -1,84 +1,28 @@
-"""Every page in a real browser: no console errors, screenshots in both themes and on a phone, the
+"""Every page in a real browser: no console errors in both themes, none wider than a phone, the
 game page's own JavaScript and CSS under 100 KB, live mini boards that follow moves, the archive's
 filters, the rules diagrams, and the hover preview of a Jotun path.
 
 Games are set up through the HTTP API with httpx clients (each its own guest cookie); a browser
-context takes over a guest by receiving that cookie.
+context takes over a guest by receiving that cookie. Screenshots are taken on request only
+(``--screenshots DIR``).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 
-import games
-from games.record import replay_moves
 from tests.browser.conftest import Guests
-from tests.browser.helpers import ConsoleErrors
+from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
 
 SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
-
-
-class ApiGame:
-    """A game played through the HTTP API by two guests (seat 1 creates it, seat 2 joins)."""
-
-    def __init__(self, server: LiveServer, slug: str, options: dict[str, Any], public: bool = True):
-        self.server = server
-        self.slug = slug
-        self.rules = games.get(slug, **options)
-        self.clients = {1: httpx.Client(base_url=server.url), 2: httpx.Client(base_url=server.url)}
-        for seat, client in self.clients.items():
-            client.put("/api/me", json={"name": f"Api{seat}"}).raise_for_status()
-        made = self.clients[1].post(
-            "/api/games", json={"game": slug, "options": options, "seat": 1, "public": public}
-        )
-        made.raise_for_status()
-        self.id = made.json()["id"]
-        self.token = made.json()["join_token"]
-        self.version = (
-            self.clients[2]
-            .post(f"/api/games/{self.id}/join", json={"token": self.token})
-            .json()["version"]
-        )
-        self.moves: list[str] = []
-
-    def state(self) -> Any:
-        return replay_moves(self.rules, self.moves)
-
-    def play(self, text: str) -> None:
-        seat = self.rules.to_move(self.state())
-        answer = self.clients[seat].post(
-            f"/api/games/{self.id}/moves",
-            json={"move": text, "version": self.version, "msg_id": f"t-{len(self.moves)}"},
-        )
-        answer.raise_for_status()
-        self.version = answer.json()["version"]
-        self.moves.append(answer.json()["move"])
-
-    def play_random(self, rng: random.Random, plies: int) -> None:
-        for _ in range(plies):
-            state = self.state()
-            if self.rules.to_move(state) is None:
-                return
-            move = self.rules.random_move(state, rng)
-            self.play(self.rules.format_move(state, move))
-
-    def cookie(self, seat: int) -> list[dict[str, Any]]:
-        jar = self.clients[seat].cookies
-        return [{"name": name, "value": jar[name], "url": self.server.url} for name in jar]
-
-    def close(self) -> None:
-        for c in self.clients.values():
-            c.close()
 
 
 @pytest.fixture()
@@ -89,17 +33,12 @@ def api_games(server: LiveServer) -> Iterator[list[ApiGame]]:
         g.close()
 
 
-def shoot(page: Page, artifacts: Path, name: str) -> None:
-    page.wait_for_timeout(200)
-    page.screenshot(path=artifacts / f"{name}.png", full_page=True)
-
-
 def test_every_page_in_both_themes_and_on_a_phone(
-    server: LiveServer, guests: Guests, artifacts: Path, api_games: list[ApiGame]
+    server: LiveServer, guests: Guests, screenshots: Screenshots, api_games: list[ApiGame]
 ) -> None:
     rng = random.Random(3)
     for slug, options in [("jotun", {"size": 5}), ("valaturna", {"size": 7}), ("exxit", {})]:
-        g = ApiGame(server, slug, options)
+        g = ApiGame.create(server, slug, options)
         api_games.append(g)
         g.play_random(rng, 40)
     paths = {
@@ -118,14 +57,14 @@ def test_every_page_in_both_themes_and_on_a_phone(
                 page.wait_for_function("window.hexmoot.state.view !== null")
             if name == "live":
                 expect(page.locator("#live .mini")).to_have_count(3)
-            shoot(page, artifacts, f"page-{name}-{theme}")
+            screenshots.page(page, f"page-{name}-{theme}")
     phone = guests.page(width=390, height=844, is_mobile=True, has_touch=True)
     for name in ("lobby", "game", "live", "rules-valaturna"):
         phone.goto(server.url + paths[name])
         if name == "game":
             phone.wait_for_function("window.hexmoot.state.view !== null")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390, name
-        shoot(phone, artifacts, f"phone-{name}")
+        screenshots.page(phone, f"phone-{name}")
 
 
 def test_theme_toggle_is_remembered(server: LiveServer, guests: Guests) -> None:
@@ -140,7 +79,7 @@ def test_theme_toggle_is_remembered(server: LiveServer, guests: Guests) -> None:
 def test_game_page_scripts_and_styles_stay_under_100_kb(
     server: LiveServer, guests: Guests, api_games: list[ApiGame]
 ) -> None:
-    g = ApiGame(server, "valaturna", {})
+    g = ApiGame.create(server, "valaturna", {})
     api_games.append(g)
     page = guests.page()
     page.goto(f"{server.url}/games/{g.id}")
@@ -163,11 +102,11 @@ def test_game_page_scripts_and_styles_stay_under_100_kb(
 
 
 def test_live_boards_follow_moves_and_filter_by_game(
-    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], screenshots: Screenshots
 ) -> None:
     rng = random.Random(11)
-    jotun = ApiGame(server, "jotun", {"size": 4})
-    exxit = ApiGame(server, "exxit", {"variant": "beginner"})
+    jotun = ApiGame.create(server, "jotun", {"size": 4})
+    exxit = ApiGame.create(server, "exxit", {"variant": "beginner"})
     api_games += [jotun, exxit]
     jotun.play_random(rng, 3)
     page = guests.page()
@@ -180,7 +119,7 @@ def test_live_boards_follow_moves_and_filter_by_game(
     expect(card).to_be_hidden()
     expect(page.locator(f'.mini[data-id="{exxit.id}"]')).to_be_visible()
     assert page.url.endswith("?game=exxit")
-    shoot(page, artifacts, "live-filtered")
+    screenshots.page(page, "live-filtered")
     page.select_option("#filter-game", "")
     expect(card).to_be_visible()
 
@@ -190,7 +129,7 @@ def test_archive_filters_and_pages(
 ) -> None:
     finished = []
     for _ in range(3):
-        g = ApiGame(server, "valaturna", {"size": 5})
+        g = ApiGame.create(server, "valaturna", {"size": 5})
         api_games.append(g)
         g.play("e3/e7")
         g.play("white")
@@ -233,10 +172,10 @@ def test_rules_pages_draw_their_diagrams(server: LiveServer, guests: Guests) -> 
 
 
 def test_jotun_hover_previews_the_path(
-    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], screenshots: Screenshots
 ) -> None:
     rng = random.Random(5)
-    g = ApiGame(server, "jotun", {"size": 4})
+    g = ApiGame.create(server, "jotun", {"size": 4})
     api_games.append(g)
     # Play seeded random moves until the player to move has a stack whose move has a path preview.
     for _ in range(200):
@@ -279,7 +218,7 @@ def test_jotun_hover_previews_the_path(
     target.hover()
     expect(page.locator("#board .preview-path")).to_have_count(1)
     expect(page.locator("#hint")).to_contain_text(hint["move"])
-    page.locator("#board").screenshot(path=artifacts / "jotun-hover-preview.png")
+    screenshots.element(page.locator("#board"), "jotun-hover-preview")
     expect(page.locator("#cancel-move")).to_be_visible()
     page.click("#cancel-move")  # a multi-click move can be cancelled before its last click
     expect(page.locator("#board .chosen")).to_have_count(0)
@@ -287,10 +226,10 @@ def test_jotun_hover_previews_the_path(
 
 
 def test_review_during_a_live_game_and_back(
-    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], screenshots: Screenshots
 ) -> None:
     rng = random.Random(2)
-    g = ApiGame(server, "valaturna", {"size": 5})
+    g = ApiGame.create(server, "valaturna", {"size": 5})
     api_games.append(g)
     g.play("e3/e7")
     g.play("black")  # seat 2 takes black and moves first; seat 1 is white
@@ -309,13 +248,13 @@ def test_review_during_a_live_game_and_back(
     page.wait_for_function("window.hexmoot.state.shown === 1")
     page.keyboard.press("ArrowRight")
     page.wait_for_function("window.hexmoot.state.shown === 2")
-    shoot(page, artifacts, "review-during-game")
+    screenshots.page(page, "review-during-game")
     page.fill("#move-input", "pass")  # typing a move works while reviewing
     page.press("#move-input", "Enter")
     page.wait_for_function("window.hexmoot.state.moves.length === 6")
     assert page.evaluate("window.hexmoot.state.shown") == 2  # still reviewing
-    g.moves.append("pass")
-    g.version += 1
+    g.refresh()
+    assert g.moves[-1] == "pass"
     g.play_random(rng, 1)  # the opponent answers
     page.wait_for_function("window.hexmoot.state.moves.length === 7")
     page.click("#back-to-game")
@@ -326,9 +265,9 @@ def test_review_during_a_live_game_and_back(
 
 
 def test_pie_choice_is_two_clear_buttons(
-    server: LiveServer, guests: Guests, api_games: list[ApiGame], artifacts: Path
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], screenshots: Screenshots
 ) -> None:
-    g = ApiGame(server, "jotun", {"size": 5})
+    g = ApiGame.create(server, "jotun", {"size": 5})
     api_games.append(g)
     g.play("e5")
     page = guests.page()
@@ -339,7 +278,7 @@ def test_pie_choice_is_two_clear_buttons(
     expect(buttons.nth(0)).to_have_text("Play black")
     expect(buttons.nth(1)).to_have_text("Play white")
     expect(page.locator("#status")).to_contain_text("take black or white")
-    shoot(page, artifacts, "pie-choice")
+    screenshots.page(page, "pie-choice")
     buttons.nth(1).click()
     page.wait_for_function("window.hexmoot.state.moves.length === 2")
     expect(page.locator('#players [data-seat="2"]')).to_contain_text("white")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -92,7 +93,18 @@ def test_reconnection_keeps_every_move(
     cut(mover)
     mover.fill("#move-input", cell)
     mover.press("#move-input", "Enter")
-    ann.wait_for_timeout(300)
+    # The page has taken the move and holds it for the reconnection: its only way out is the
+    # socket, which is closed, so the server cannot have it yet.
+    mover.wait_for_function(
+        """(cell) => {
+            const H = window.hexmoot;
+            const held = [...H.socket.pending.values()];
+            return H.state.sending !== null && held.length === 1 && held[0].move === cell
+                && (!H.socket.ws || H.socket.ws.readyState !== WebSocket.OPEN);
+        }""",
+        arg=cell,
+    )
+    assert httpx.get(f"{server.url}/api/games/{game_id}").json()["game"]["moves"] == played
     assert moves(waiter) == played
     restore(mover)
     played.append(cell)

@@ -1,7 +1,9 @@
 """``POST /api/replay`` (app/routes/replay.py): the views of every ply, for review and replay.
 
 Every bad input gets a precise error (code ``invalid_record``, the first bad ply when a move is at
-fault) and nothing else; a good one gives one view per ply, ply 0 first, equal to the rules' own.
+fault) and nothing else; a good one gives one view per ply, ply 0 first, equal to the rules' own,
+each naming the move that led to it, to the end of whole games (the replay the game page steps
+through; tests/browser/test_play.py clicks through a few of those plies in a browser).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import pytest
 
 import games
 from games.bench import random_game
+from tests.support.gameplay import smallest_options
 from tests.support.server import LiveServer
 
 
@@ -41,6 +44,21 @@ def test_views_of_every_ply_match_the_rules(slug: str, client: httpx.Client) -> 
     views = answer.json()["views"]
     assert len(views) == len(moves) + 1
     assert views == [rules.view(s) for s in states]
+
+
+@pytest.mark.parametrize("slug", games.names())
+def test_every_ply_of_a_whole_game_names_its_move(slug: str, client: httpx.Client) -> None:
+    rules = games.get(slug, **smallest_options(slug))
+    states, moves = random_game(rules, random.Random(f"replay-whole-{slug}"))
+    assert rules.outcome(states[-1]) is not None  # a whole game, to its end
+    answer = client.post(
+        "/api/replay", json={"game": slug, "options": rules.options, "moves": moves}
+    )
+    assert answer.status_code == 200, answer.text
+    views = answer.json()["views"]
+    assert views[0]["last_move"] is None
+    assert [view["last_move"]["text"] for view in views[1:]] == moves
+    assert views[-1] == rules.view(states[-1])
 
 
 @pytest.mark.parametrize(

@@ -19,13 +19,28 @@ from games.bench import random_game
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
 from games.record import make_record, replay
 
-CASES = [
-    pytest.param(
-        slug, opts, id=f"{slug}-{'-'.join(f'{k}{v}' for k, v in opts.items()) or 'default'}"
-    )
-    for slug in games.names()
-    for opts in games.rules_class(slug).option_sets()
-]
+# `slow` (still run by `make test`, left out of `make check`): the option sets and walks that take
+# tens of seconds where the others take one or two (pytest --durations, November 2026).
+SLOW_OPTION_SETS = {"jotun-size6"}  # every test: its random games last 600 to 900 plies
+SLOW_STEP_WALKS = {  # test_steps_agree_with_legal_moves only: the widest step trees
+    "sgolte-size6-variantdense",
+    "sgolte-size7-variantdense",
+    "sgolte-size7-variantstandard",
+}
+
+
+def _cases(slow: set[str] = SLOW_OPTION_SETS) -> list[Any]:
+    """Every game and option set, those named in ``slow`` marked ``slow``."""
+    cases = []
+    for slug in games.names():
+        for opts in games.rules_class(slug).option_sets():
+            name = f"{slug}-{'-'.join(f'{k}{v}' for k, v in opts.items()) or 'default'}"
+            marks = [pytest.mark.slow] if name in slow else []
+            cases.append(pytest.param(slug, opts, id=name, marks=marks))
+    return cases
+
+
+CASES = _cases()
 MOVES_PER_POSITION = 300  # bound on legal moves inspected per position
 POSITIONS_PER_GAME = 12
 STEP_TREE_BUDGET = 3000  # nodes of the step tree walked exhaustively before sampling instead
@@ -120,7 +135,7 @@ def test_bad_texts_raise_the_right_error(slug: str, opts: dict[str, Any]) -> Non
             assert rules.format_move(state, move) in legal, other
 
 
-@pytest.mark.parametrize(("slug", "opts"), CASES)
+@pytest.mark.parametrize(("slug", "opts"), _cases(SLOW_OPTION_SETS | SLOW_STEP_WALKS))
 def test_steps_agree_with_legal_moves(slug: str, opts: dict[str, Any]) -> None:
     rules = games.get(slug, **opts)
     rng = random.Random(11)

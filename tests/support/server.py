@@ -18,11 +18,27 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
+    """A TCP port free on 127.0.0.1 right now (another process may take it before we bind it:
+    :meth:`LiveServer.start` then tries another)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def port_is_free(port: int) -> bool:
+    """Whether 127.0.0.1:``port`` can be bound now (as uvicorn binds: ``SO_REUSEADDR``)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+class PortTaken(RuntimeError):
+    """uvicorn could not bind its port: another process took it first."""
 
 
 class LiveServer:
@@ -31,6 +47,7 @@ class LiveServer:
     def __init__(self, database_url: str, env: Mapping[str, str] | None = None, port: int = 0):
         self.database_url = database_url
         self.port = port or free_port()
+        self._choose_port = not port  # until the first start: a later restart keeps its port
         self.env = {
             **os.environ,
             "DATABASE_URL": database_url,
@@ -50,8 +67,25 @@ class LiveServer:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> None:
-        """Start the process and wait until ``/healthz`` answers 200."""
+    def start(self, timeout: float = 30.0, attempts: int = 3) -> None:
+        """Start the process and wait until ``/healthz`` answers 200.
+
+        Test processes running in parallel (pytest-xdist) pick ports at the same time; if ours was
+        taken meanwhile, uvicorn exits at once, and a port of our own choosing is chosen again.
+        """
+        for attempt in range(attempts):
+            try:
+                self._start(timeout)
+            except PortTaken:
+                if not self._choose_port or attempt == attempts - 1:
+                    raise
+                self.port = free_port()
+                self.env["PORT"] = str(self.port)
+            else:
+                self._choose_port = False
+                return
+
+    def _start(self, timeout: float) -> None:
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -72,6 +106,8 @@ class LiveServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
+                if not port_is_free(self.port):
+                    raise PortTaken(self.port)
                 raise RuntimeError(f"uvicorn exited with {self.process.returncode}")
             try:
                 if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:

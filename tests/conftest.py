@@ -1,0 +1,55 @@
+"""Suite-wide options, and how pytest-xdist shares the tests out between its workers.
+
+``make pytest`` runs ``pytest -n auto``. The server and browser tests share module-scoped fixtures
+(a migrated database, a uvicorn process, a Chromium): each of those modules, and each database
+backend of it, goes whole to one worker, so the fixtures are built once, as in a serial run, not
+once per worker that happens to receive a few of its tests. The rules tests have no such fixtures
+and are shared out one by one.
+
+This is a scheduler of our own rather than ``--dist loadgroup`` with ``xdist_group`` marks: xdist
+(3.8) names a group by rewriting ``item._nodeid``, which pytest 9 no longer reads, so the groups
+were silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import pytest
+
+GROUPED = ("tests/app/", "tests/browser/")  # modules whose tests share module-scoped fixtures
+BACKENDS = ("sqlite", "postgres")  # tests/app/conftest.py's module-scoped `backend` parameter
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--screenshots",
+        metavar="DIR",
+        default=os.environ.get("HEXMOOT_SCREENSHOTS") or None,
+        help="browser tests save screenshots of what they show into DIR "
+        "(default: $HEXMOOT_SCREENSHOTS; none are taken without it)",
+    )
+
+
+def work_unit(nodeid: str) -> str:
+    """What goes whole to one worker: a server or browser module (per backend), else one test."""
+    if not nodeid.startswith(GROUPED):
+        return nodeid
+    module = nodeid.split("::", 1)[0]
+    params = re.search(r"\[(.*)\]$", nodeid)
+    backend = [p for p in params.group(1).split("-") if p in BACKENDS] if params else []
+    return f"{module}[{backend[0]}]" if backend else module
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModuleFixtureScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        """xdist's loadscope with :func:`work_unit` as the scope."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return ModuleFixtureScheduling(config, log)
