@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-BLACK, WHITE = 1, 2
-COLOUR_NAMES: dict[int, str] = {BLACK: "black", WHITE: "white"}
-SETUP, CHOOSE, PLAY, OVER = "setup", "choose", "play", "over"
+from ..seats import BLACK, Colour
+
+# Colours are the indices of games.seats (BLACK, WHITE = 0, 1, named by COLOURS); the phases and the
+# pie choice's bookkeeping are games.pie's.
 STANDARD, DENSE = "standard", "dense"
 
 
@@ -16,15 +17,16 @@ class State:
     """A position. ``black``/``white`` are bitsets of :mod:`games.bitboard` (bit i is cell i in
     reading order).
 
-    ``colour`` is the colour to move in ``play`` (Black during ``setup``); ``black_seat`` is 0 until the
-    pie choice. ``last_text``/``last_cells`` describe the last move for the view only (``key`` drops
+    ``phase`` is one of :mod:`games.pie`'s; ``colour`` is the colour to move in ``play`` (Black
+    during ``setup``); ``black_seat`` is the seat holding Black, ``NO_SEAT`` (0) until the pie
+    choice. ``last_text``/``last_cells`` describe the last move for the view only (``key`` drops
     them).
     """
 
     black: int
     white: int
     phase: str
-    colour: int
+    colour: Colour
     black_seat: int
     ply: int
     last_text: str | None = None
@@ -33,7 +35,8 @@ class State:
 
 @dataclass(frozen=True, kw_only=True)
 class Move:
-    """A setup stone or a turn (``place``, with ``capture`` and ``replace`` for a merge), or a choice.
+    """A setup stone or a turn (``place``, with ``capture`` and ``replace`` for a merge), or the pie
+    choice (``choice``: the colour seat 2 takes).
 
     ``capture`` is in removal order and ``replace`` in placement order; moves built by this package
     use the canonical orders, so two ``Move`` values are equal exactly when they are the same move.
@@ -42,7 +45,7 @@ class Move:
     place: str | None = None
     capture: tuple[str, ...] = ()
     replace: tuple[str, ...] = ()
-    choice: str | None = None
+    choice: Colour | None = None
 
 
 class Key(NamedTuple):
@@ -51,7 +54,7 @@ class Key(NamedTuple):
     black: int
     white: int
     phase: str
-    colour: int
+    colour: Colour
     black_seat: int
 
 

@@ -20,7 +20,7 @@ import games
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.hexgrid import DIRECTIONS, hex_board
 from games.record import replay
-from games.sgolte import Move, Rules, State
+from games.sgolte import BLACK, Move, Rules, State
 
 DATA = Path(__file__).parent / "data"
 
@@ -445,7 +445,7 @@ def test_moves_match_a_brute_force_reading(variant: str) -> None:
     while checked < 6:
         s = random_position(rng, r, 0.45, 0.38)
         white, black = stones(r, s, "white"), stones(r, s, "black")
-        own, enemy = (black, white) if s.colour == 1 else (white, black)
+        own, enemy = (black, white) if s.colour == BLACK else (white, black)
         if variant == "dense" and max((g.bit_count() for g in _groups(r, enemy)), default=0) > 7:
             continue
         expected = brute_moves(5, variant == "dense", own, enemy)
