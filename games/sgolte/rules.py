@@ -77,7 +77,7 @@ class Rules(BaseRules[State, Move]):
 
     def initial_state(self) -> State:
         """The empty board, seat 1 to place the setup stone."""
-        return State(black=0, white=0, phase=SETUP, colour=BLACK, black_seat=NO_SEAT, ply=0)
+        return State(stones=(0, 0), phase=SETUP, colour=BLACK, black_seat=NO_SEAT, ply=0)
 
     def position(
         self,
@@ -95,7 +95,7 @@ class Rules(BaseRules[State, Move]):
         colour = BLACK if to_move == COLOURS[BLACK] else WHITE
         own, enemy = (b, w) if colour == BLACK else (w, b)
         phase = PLAY if self.search.has_turn(own, enemy) else OVER
-        return State(black=b, white=w, phase=phase, colour=colour, black_seat=black_seat, ply=0)
+        return State(stones=(b, w), phase=phase, colour=colour, black_seat=black_seat, ply=0)
 
     def to_move(self, state: State) -> int | None:
         """The seat to move (``games.pie``): the game's end is the phase ``OVER`` that ``apply``
@@ -117,8 +117,7 @@ class Rules(BaseRules[State, Move]):
     def key(self, state: State) -> Key:
         """The position without the display-only last-move fields and the ply count."""
         return Key(
-            black=state.black,
-            white=state.white,
+            stones=state.stones,
             phase=state.phase,
             colour=state.colour,
             black_seat=state.black_seat,
@@ -280,16 +279,19 @@ class Rules(BaseRules[State, Move]):
         p = geo.parse(move.place)
         if state.phase == SETUP:
             return replace(
-                state, black=1 << p, phase=CHOOSE, ply=ply, last_text=text, last_cells=(move.place,)
+                state,
+                stones=(1 << p, 0),
+                phase=CHOOSE,
+                ply=ply,
+                last_text=text,
+                last_cells=(move.place,),
             )
         own, enemy = sides(state)
         own |= 1 << p | mask(geo.parse(c) for c in move.replace)
         enemy &= ~mask(geo.parse(c) for c in move.capture)
         phase = PLAY if self.search.has_turn(enemy, own) else OVER
-        black, white = (own, enemy) if state.colour == BLACK else (enemy, own)
         return State(
-            black=black,
-            white=white,
+            stones=(own, enemy) if state.colour == BLACK else (enemy, own),
             phase=phase,
             colour=WHITE if state.colour == BLACK else BLACK,
             black_seat=state.black_seat,
@@ -356,22 +358,17 @@ class Rules(BaseRules[State, Move]):
         """Cells and stones, whose turn, seat colours, stone counts and the last move's cells."""
         geo = self.geo
         cells: list[CellView] = []
-        for c, ((q, r), name) in enumerate(zip(geo.board.cells, geo.names, strict=True)):
-            stack = (
-                ["black"] if (state.black >> c) & 1 else ["white"] if (state.white >> c) & 1 else []
-            )
+        stones = state.stones
+        for i, ((q, r), name) in enumerate(zip(geo.board.cells, geo.names, strict=True)):
+            stack = [COLOURS[c] for c in (BLACK, WHITE) if (stones[c] >> i) & 1]
             cells.append({"id": name, "q": q, "r": r, "stack": stack})
         counters = [
             {
-                "label": "Black stones",
-                "value": state.black.bit_count(),
-                "seat": seat_of(BLACK, state.black_seat),
-            },
-            {
-                "label": "White stones",
-                "value": state.white.bit_count(),
-                "seat": seat_of(WHITE, state.black_seat),
-            },
+                "label": f"{COLOURS[c].capitalize()} stones",
+                "value": stones[c].bit_count(),
+                "seat": seat_of(c, state.black_seat),
+            }
+            for c in (BLACK, WHITE)
         ]
         last = None if state.last_text is None else (state.last_text, state.last_cells)
         # no ``extra``: the browser reads nothing game-specific of Sgolte's view (the variant is

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..seats import BLACK, Colour
+from ..seats import Colour
 
 # Colours are the indices of games.seats (BLACK, WHITE = 0, 1, named by COLOURS); the phases and the
 # pie choice's bookkeeping are games.pie's.
@@ -14,8 +14,8 @@ STANDARD, DENSE = "standard", "dense"
 
 @dataclass(frozen=True, kw_only=True)
 class State:
-    """A position. ``black``/``white`` are bitsets of :mod:`games.bitboard` (bit i is cell i in
-    reading order).
+    """A position. ``stones[c]`` is colour ``c``'s bitset of :mod:`games.bitboard` (bit i is cell i
+    in reading order), indexed by the colours of :mod:`games.seats`.
 
     ``phase`` is one of :mod:`games.pie`'s; ``colour`` is the colour to move in ``play`` (Black
     during ``setup``); ``black_seat`` is the seat holding Black, ``NO_SEAT`` (0) until the pie
@@ -23,8 +23,7 @@ class State:
     them).
     """
 
-    black: int
-    white: int
+    stones: tuple[int, int]
     phase: str
     colour: Colour
     black_seat: int
@@ -51,8 +50,7 @@ class Move:
 class Key(NamedTuple):
     """A position without its display-only fields and ply count (``Rules.key``)."""
 
-    black: int
-    white: int
+    stones: tuple[int, int]
     phase: str
     colour: Colour
     black_seat: int
@@ -74,6 +72,5 @@ class Sides(NamedTuple):
 
 def sides(state: State) -> Sides:
     """The mover's stones and the enemy's."""
-    if state.colour == BLACK:
-        return Sides(state.black, state.white)
-    return Sides(state.white, state.black)
+    c = state.colour
+    return Sides(state.stones[c], state.stones[c ^ 1])

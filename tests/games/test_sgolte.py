@@ -20,7 +20,7 @@ import games
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.hexgrid import DIRECTIONS, hex_board
 from games.record import replay
-from games.sgolte import BLACK, Move, Rules, State
+from games.sgolte import BLACK, WHITE, Move, Rules, State
 
 DATA = Path(__file__).parent / "data"
 
@@ -212,7 +212,7 @@ def test_decision_3_prefix_rule_not_individual_cut_stones() -> None:
     line = "a2xe4,e3,e2:i1,i3"
     with pytest.raises(IllegalMoveError):
         r.parse_move(s, line)
-    group = r.geo.flood(1 << r.geo.parse("e2"), s.white)
+    group = r.geo.flood(1 << r.geo.parse("e2"), s.stones[WHITE])
     for stone in ("e2", "e3", "e4"):
         assert r.geo.connected(group & ~(1 << r.geo.parse(stone)))
 
