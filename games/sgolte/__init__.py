@@ -66,27 +66,15 @@ and captures of one ``Rules``, with its bounded caches), ``notation`` (reading a
 ``steps`` (step-wise entry) and ``rules`` (``Rules``).
 """
 
+from ..pie import CHOOSE, OVER, PLAY, SETUP
+from ..seats import BLACK, COLOURS, WHITE
 from .rules import Rules
-from .state import (
-    BLACK,
-    CHOOSE,
-    COLOUR_NAMES,
-    DENSE,
-    OVER,
-    PLAY,
-    SETUP,
-    STANDARD,
-    WHITE,
-    Choice,
-    Key,
-    Move,
-    State,
-)
+from .state import DENSE, STANDARD, Choice, Key, Move, State
 
 __all__ = [
     "BLACK",
     "CHOOSE",
-    "COLOUR_NAMES",
+    "COLOURS",
     "DENSE",
     "OVER",
     "PLAY",

@@ -11,6 +11,7 @@ import re
 
 from ..bitboard import mask
 from ..errors import InvalidMoveError
+from ..pie import format_choice
 from .capture import dense_order, removal_ok
 from .geometry import Geometry
 from .replace import canonical_order
@@ -59,7 +60,7 @@ def canonical(geo: Geometry, dense: bool, state: State, move: Move) -> Move:
 def write_move(geo: Geometry, dense: bool, state: State, move: Move) -> str:
     """The canonical text of the legal ``move``."""
     if move.choice is not None:
-        return move.choice
+        return format_choice(move.choice)
     assert move.place is not None
     if not move.capture:
         return move.place

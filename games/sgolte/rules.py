@@ -9,33 +9,33 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, ClassVar
 
-from ..base import Option, Outcome, Steps, parse_word
+from ..base import Option, Outcome, Steps
 from ..base import Rules as BaseRules
 from ..bitboard import bits, mask
 from ..errors import IllegalMoveError, InvalidMoveError
-from ..view import CellView, make_view, row_labels
+from ..pie import (
+    CHOOSE,
+    OVER,
+    PLAY,
+    SETUP,
+    black_seat_after,
+    format_choice,
+    parse_choice,
+    to_move,
+    view_colours,
+)
+from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, other, seat_of
+from ..view import CellView, View, make_view, row_labels
 from .capture import after_capture, is_line, removal_ok
 from .geometry import merging_cells, touch
 from .notation import canonical, read_move, write_move
 from .replace import canonical_order, count_sets, random_replacement, replacement_sets
 from .search import Search
-from .state import (
-    BLACK,
-    CHOOSE,
-    COLOUR_NAMES,
-    DENSE,
-    OVER,
-    PLAY,
-    SETUP,
-    STANDARD,
-    WHITE,
-    Choice,
-    Key,
-    Move,
-    State,
-    sides,
-)
-from .steps import COLOURS, steps
+from .state import DENSE, STANDARD, Choice, Key, Move, State, sides
+from .steps import steps
+
+#: Seat 2's answers to the setup stone, in ``games.pie.CHOICES`` order.
+_CHOICE_MOVES = (Move(choice=BLACK), Move(choice=WHITE))
 
 
 class Rules(BaseRules[State, Move]):
@@ -77,7 +77,7 @@ class Rules(BaseRules[State, Move]):
 
     def initial_state(self) -> State:
         """The empty board, seat 1 to place the setup stone."""
-        return State(black=0, white=0, phase=SETUP, colour=BLACK, black_seat=0, ply=0)
+        return State(stones=(0, 0), phase=SETUP, colour=BLACK, black_seat=NO_SEAT, ply=0)
 
     def position(
         self,
@@ -92,38 +92,32 @@ class Rules(BaseRules[State, Move]):
         w = mask(geo.parse(name) for name in white)
         if b & w:
             raise ValueError("a cell cannot hold both colours")
-        colour = BLACK if to_move == "black" else WHITE
+        colour = BLACK if to_move == COLOURS[BLACK] else WHITE
         own, enemy = (b, w) if colour == BLACK else (w, b)
         phase = PLAY if self.search.has_turn(own, enemy) else OVER
-        return State(black=b, white=w, phase=phase, colour=colour, black_seat=black_seat, ply=0)
+        return State(stones=(b, w), phase=phase, colour=colour, black_seat=black_seat, ply=0)
 
     def to_move(self, state: State) -> int | None:
-        """The seat to move, None once the game is over."""
-        if state.phase == SETUP:
-            return 1
-        if state.phase == CHOOSE:
-            return 2
-        if state.phase == OVER:
-            return None
-        return self._seat(state, state.colour)
+        """The seat to move (``games.pie``): the game's end is the phase ``OVER`` that ``apply``
+        sets, so there is no extra end condition to check first."""
+        return to_move(state.phase, state.colour, state.black_seat)
 
     def outcome(self, state: State) -> Outcome | None:
         """The player to move with no legal turn loses (decision 12); no draws, no scores."""
         if state.phase != OVER:
             return None
-        winner = WHITE if state.colour == BLACK else BLACK
+        winner = other(state.colour)
         return Outcome(
-            winner=self._seat(state, winner),
+            winner=seat_of(winner, state.black_seat),
             reason="no-moves",
-            colour=COLOUR_NAMES[winner],
-            details={"loser": COLOUR_NAMES[state.colour]},
+            colour=COLOURS[winner],
+            details={"loser": COLOURS[state.colour]},
         )
 
     def key(self, state: State) -> Key:
         """The position without the display-only last-move fields and the ply count."""
         return Key(
-            black=state.black,
-            white=state.white,
+            stones=state.stones,
             phase=state.phase,
             colour=state.colour,
             black_seat=state.black_seat,
@@ -136,7 +130,7 @@ class Rules(BaseRules[State, Move]):
         if state.phase == SETUP:
             return (Move(place=name) for name in self.geo.names)
         if state.phase == CHOOSE:
-            return iter([Move(choice=word) for word in COLOURS])
+            return iter(_CHOICE_MOVES)
         if state.phase != PLAY:
             return iter(())
         return self._play_moves(state)
@@ -190,12 +184,12 @@ class Rules(BaseRules[State, Move]):
         """Read any legal writing of a move (spaces around ``x``, ``:`` and commas allowed)."""
         if not isinstance(text, str):
             raise InvalidMoveError(f"{text!r} is not a move")
-        word = parse_word(text, COLOURS)
-        if word is not None:
+        choice = parse_choice(text)
+        if choice is not None:
             self.check_over(state)
             if state.phase != CHOOSE:
                 raise IllegalMoveError(f"{text!r}: a colour is chosen only after the setup stone")
-            return Move(choice=word)
+            return Move(choice=choice)
         move = read_move(self.geo, text)
         self.check_over(state)
         if state.phase == CHOOSE:
@@ -264,38 +258,40 @@ class Rules(BaseRules[State, Move]):
     def apply(self, state: State, move: Move) -> State:
         """The position after ``move``, with the game-over flag set by an existence search."""
         self.check_over(state)
-        text = self.format_move(state, move) if move.choice is None else move.choice
         geo = self.geo
         ply = state.ply + 1
         if state.phase == CHOOSE:
-            if move.choice not in COLOURS:
+            if move.choice not in (BLACK, WHITE):
                 raise IllegalMoveError(f"{move!r}: seat 2 must answer 'black' or 'white'")
-            seat = 2 if move.choice == "black" else 1
             # [13] the setup stone was Black's first move: White moves next
             return replace(
                 state,
                 phase=PLAY,
                 colour=WHITE,
-                black_seat=seat,
+                black_seat=black_seat_after(move.choice),
                 ply=ply,
-                last_text=text,
+                last_text=format_choice(move.choice),
                 last_cells=(),
             )
+        text = self.format_move(state, move)
         self._check(state, move, text)
         assert move.place is not None
         p = geo.parse(move.place)
         if state.phase == SETUP:
             return replace(
-                state, black=1 << p, phase=CHOOSE, ply=ply, last_text=text, last_cells=(move.place,)
+                state,
+                stones=(1 << p, 0),
+                phase=CHOOSE,
+                ply=ply,
+                last_text=text,
+                last_cells=(move.place,),
             )
         own, enemy = sides(state)
         own |= 1 << p | mask(geo.parse(c) for c in move.replace)
         enemy &= ~mask(geo.parse(c) for c in move.capture)
         phase = PLAY if self.search.has_turn(enemy, own) else OVER
-        black, white = (own, enemy) if state.colour == BLACK else (enemy, own)
         return State(
-            black=black,
-            white=white,
+            stones=(own, enemy) if state.colour == BLACK else (enemy, own),
             phase=phase,
             colour=WHITE if state.colour == BLACK else BLACK,
             black_seat=state.black_seat,
@@ -307,7 +303,7 @@ class Rules(BaseRules[State, Move]):
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
         """Clicks: the placement, each captured stone in removal order, each re-placed stone."""
         if move.choice is not None:
-            return (move.choice,)
+            return (format_choice(move.choice),)
         assert move.place is not None
         return (move.place, *move.capture, *move.replace)
 
@@ -319,7 +315,7 @@ class Rules(BaseRules[State, Move]):
         if state.phase == SETUP:
             return Move(place=rng.choice(geo.names))
         if state.phase == CHOOSE:
-            return Move(choice=rng.choice(COLOURS))
+            return rng.choice(_CHOICE_MOVES)
         own, enemy = sides(state)
         empty = geo.all & ~own & ~enemy
         merging = merging_cells(geo, own, empty)
@@ -358,30 +354,21 @@ class Rules(BaseRules[State, Move]):
 
     # --- view ---------------------------------------------------------------------------------
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Cells and stones, whose turn, seat colours, stone counts and the last move's cells."""
         geo = self.geo
         cells: list[CellView] = []
-        for c, ((q, r), name) in enumerate(zip(geo.board.cells, geo.names, strict=True)):
-            stack = (
-                ["black"] if (state.black >> c) & 1 else ["white"] if (state.white >> c) & 1 else []
-            )
+        stones = state.stones
+        for i, ((q, r), name) in enumerate(zip(geo.board.cells, geo.names, strict=True)):
+            stack = [COLOURS[c] for c in (BLACK, WHITE) if (stones[c] >> i) & 1]
             cells.append({"id": name, "q": q, "r": r, "stack": stack})
-        colours: list[str | None] = [None, None]
-        if state.black_seat:
-            colours[state.black_seat - 1] = "black"
-            colours[2 - state.black_seat] = "white"
         counters = [
             {
-                "label": "Black stones",
-                "value": state.black.bit_count(),
-                "seat": self._seat(state, BLACK),
-            },
-            {
-                "label": "White stones",
-                "value": state.white.bit_count(),
-                "seat": self._seat(state, WHITE),
-            },
+                "label": f"{COLOURS[c].capitalize()} stones",
+                "value": stones[c].bit_count(),
+                "seat": seat_of(c, state.black_seat),
+            }
+            for c in (BLACK, WHITE)
         ]
         last = None if state.last_text is None else (state.last_text, state.last_cells)
         # no ``extra``: the browser reads nothing game-specific of Sgolte's view (the variant is
@@ -393,15 +380,9 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=row_labels(geo.board),
             to_move=self.to_move(state),
-            colours=colours,
+            colours=view_colours(state.black_seat),
             phase=state.phase,
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
         )
-
-    @staticmethod
-    def _seat(state: State, colour: int) -> int | None:
-        if not state.black_seat:
-            return None
-        return state.black_seat if colour == BLACK else 3 - state.black_seat

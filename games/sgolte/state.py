@@ -5,26 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NamedTuple
 
-BLACK, WHITE = 1, 2
-COLOUR_NAMES: dict[int, str] = {BLACK: "black", WHITE: "white"}
-SETUP, CHOOSE, PLAY, OVER = "setup", "choose", "play", "over"
+from ..seats import Colour
+
+# Colours are the indices of games.seats (BLACK, WHITE = 0, 1, named by COLOURS); the phases and the
+# pie choice's bookkeeping are games.pie's.
 STANDARD, DENSE = "standard", "dense"
 
 
 @dataclass(frozen=True, kw_only=True)
 class State:
-    """A position. ``black``/``white`` are bitsets of :mod:`games.bitboard` (bit i is cell i in
-    reading order).
+    """A position. ``stones[c]`` is colour ``c``'s bitset of :mod:`games.bitboard` (bit i is cell i
+    in reading order), indexed by the colours of :mod:`games.seats`.
 
-    ``colour`` is the colour to move in ``play`` (Black during ``setup``); ``black_seat`` is 0 until the
-    pie choice. ``last_text``/``last_cells`` describe the last move for the view only (``key`` drops
+    ``phase`` is one of :mod:`games.pie`'s; ``colour`` is the colour to move in ``play`` (Black
+    during ``setup``); ``black_seat`` is the seat holding Black, ``NO_SEAT`` (0) until the pie
+    choice. ``last_text``/``last_cells`` describe the last move for the view only (``key`` drops
     them).
     """
 
-    black: int
-    white: int
+    stones: tuple[int, int]
     phase: str
-    colour: int
+    colour: Colour
     black_seat: int
     ply: int
     last_text: str | None = None
@@ -33,7 +34,8 @@ class State:
 
 @dataclass(frozen=True, kw_only=True)
 class Move:
-    """A setup stone or a turn (``place``, with ``capture`` and ``replace`` for a merge), or a choice.
+    """A setup stone or a turn (``place``, with ``capture`` and ``replace`` for a merge), or the pie
+    choice (``choice``: the colour seat 2 takes).
 
     ``capture`` is in removal order and ``replace`` in placement order; moves built by this package
     use the canonical orders, so two ``Move`` values are equal exactly when they are the same move.
@@ -42,16 +44,15 @@ class Move:
     place: str | None = None
     capture: tuple[str, ...] = ()
     replace: tuple[str, ...] = ()
-    choice: str | None = None
+    choice: Colour | None = None
 
 
 class Key(NamedTuple):
     """A position without its display-only fields and ply count (``Rules.key``)."""
 
-    black: int
-    white: int
+    stones: tuple[int, int]
     phase: str
-    colour: int
+    colour: Colour
     black_seat: int
 
 
@@ -71,6 +72,5 @@ class Sides(NamedTuple):
 
 def sides(state: State) -> Sides:
     """The mover's stones and the enemy's."""
-    if state.colour == BLACK:
-        return Sides(state.black, state.white)
-    return Sides(state.white, state.black)
+    c = state.colour
+    return Sides(state.stones[c], state.stones[c ^ 1])

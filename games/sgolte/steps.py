@@ -10,14 +10,13 @@ from __future__ import annotations
 from ..base import Steps
 from ..bitboard import bits, mask
 from ..errors import IllegalMoveError
+from ..pie import CHOOSE, OVER, SETUP, choice_steps
 from .capture import after_capture
 from .geometry import group_contacts, merging_cells
 from .notation import write_move
 from .replace import can_replace_after, contacts_after
 from .search import Search
-from .state import CHOOSE, OVER, SETUP, Move, State, sides
-
-COLOURS = ("black", "white")
+from .state import Move, State, sides
 
 
 def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
@@ -28,7 +27,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
             raise IllegalMoveError("the game is over: no move can be entered")
         return Steps(prefix=prefix, next=(), move=None)
     if state.phase == CHOOSE:
-        return _word_steps(prefix, COLOURS)
+        return choice_steps(prefix)
     if state.phase == SETUP:
         if not prefix:
             return Steps(prefix=prefix, next=geo.names, move=None)
@@ -95,14 +94,6 @@ def _token(search: Search, prefix: tuple[str, ...], i: int, allowed: int) -> int
     if c is None or not (allowed >> c) & 1:
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
     return c
-
-
-def _word_steps(prefix: tuple[str, ...], words: tuple[str, ...]) -> Steps:
-    if not prefix:
-        return Steps(prefix=prefix, next=words, move=None)
-    if len(prefix) == 1 and prefix[0] in words:
-        return Steps(prefix=prefix, next=(), move=prefix[0])
-    raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
 
 
 class LineWalk:

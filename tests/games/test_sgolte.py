@@ -20,7 +20,7 @@ import games
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.hexgrid import DIRECTIONS, hex_board
 from games.record import replay
-from games.sgolte import Move, Rules, State
+from games.sgolte import BLACK, WHITE, Move, Rules, State
 
 DATA = Path(__file__).parent / "data"
 
@@ -212,7 +212,7 @@ def test_decision_3_prefix_rule_not_individual_cut_stones() -> None:
     line = "a2xe4,e3,e2:i1,i3"
     with pytest.raises(IllegalMoveError):
         r.parse_move(s, line)
-    group = r.geo.flood(1 << r.geo.parse("e2"), s.white)
+    group = r.geo.flood(1 << r.geo.parse("e2"), s.stones[WHITE])
     for stone in ("e2", "e3", "e4"):
         assert r.geo.connected(group & ~(1 << r.geo.parse(stone)))
 
@@ -445,7 +445,7 @@ def test_moves_match_a_brute_force_reading(variant: str) -> None:
     while checked < 6:
         s = random_position(rng, r, 0.45, 0.38)
         white, black = stones(r, s, "white"), stones(r, s, "black")
-        own, enemy = (black, white) if s.colour == 1 else (white, black)
+        own, enemy = (black, white) if s.colour == BLACK else (white, black)
         if variant == "dense" and max((g.bit_count() for g in _groups(r, enemy)), default=0) > 7:
             continue
         expected = brute_moves(5, variant == "dense", own, enemy)
