@@ -57,16 +57,12 @@ The package: ``state`` (stack codes, ``State``, ``Move``, ``Ending``, placement 
 ``search`` (the path search of §4.3-4.5), ``notation`` (move texts, §9) and ``rules`` (``Rules``).
 """
 
+from ..pie import CHOOSE, PLAY, SETUP
+from ..seats import BLACK, COLOURS, WHITE
 from .rules import Rules
 from .state import (
-    BLACK,
-    CHOOSE,
-    COLOURS,
     LETTERS,
-    PLAY,
     PLY_FACTOR,
-    SETUP,
-    WHITE,
     Change,
     Changes,
     Ending,

@@ -11,16 +11,23 @@ from typing import Any, ClassVar
 from ..base import Option, Outcome, Steps
 from ..base import Rules as BaseRules
 from ..errors import IllegalMoveError
-from ..view import CellView, make_view, row_labels
+from ..pie import (
+    CHOICES,
+    CHOOSE,
+    PLAY,
+    SETUP,
+    black_seat_after,
+    choice_steps,
+    format_choice,
+    parse_choice,
+    to_move,
+    view_colours,
+)
+from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, seat_of
+from ..view import CellView, View, make_view, row_labels
 from .notation import OriginMoves, collect, normalise, way_text, waypoints
 from .search import BoardInfo, Found, OverBudget, Search
 from .state import (
-    BLACK,
-    CHOOSE,
-    COLOURS,
-    PLAY,
-    SETUP,
-    WHITE,
     Ending,
     H,
     Move,
@@ -110,17 +117,9 @@ class Rules(BaseRules[State, Move]):
 
     def to_move(self, state: State) -> int | None:
         """The seat to move, None once the game is over."""
-        if state.ending is not None:
+        if state.ending is not None:  # Jotun's ending keeps the phase: it is read here first
             return None
-        if state.phase == SETUP:
-            return 1
-        if state.phase == CHOOSE:
-            return 2
-        return self._seat(state, state.colour)
-
-    @staticmethod
-    def _seat(state: State, colour: int) -> int:
-        return state.black_seat if colour == BLACK else 3 - state.black_seat
+        return to_move(state.phase, state.colour, state.black_seat)
 
     # -- searches and their caches --------------------------------------------------------------
 
@@ -185,8 +184,8 @@ class Rules(BaseRules[State, Move]):
                 yield Move(kind="place", cells=(c,))
             return
         if state.phase == CHOOSE:
-            yield Move(kind="choose", word="black")
-            yield Move(kind="choose", word="white")
+            for word in CHOICES:
+                yield Move(kind="choose", word=word)
             return
         for c in placements(self.geo, state.board, state.colour):
             yield Move(kind="place", cells=(c,))
@@ -218,10 +217,11 @@ class Rules(BaseRules[State, Move]):
     def parse_move(self, state: State, text: str) -> Move:
         """The move written ``text`` (§9 parsing rules 1-3)."""
         t = normalise(text)
-        if t in COLOURS:
+        choice = parse_choice(t)
+        if choice is not None:
             if state.phase != CHOOSE or state.ending is not None:
                 raise IllegalMoveError(f"{t!r}: a colour is chosen only at ply 2")
-            return Move(kind="choose", word=t)
+            return Move(kind="choose", word=format_choice(choice))
         cells = waypoints(self.geo, t)
         self.check_over(state)
         names = self.geo.grid.names
@@ -265,14 +265,16 @@ class Rules(BaseRules[State, Move]):
         self.check_over(state)
         names = self.geo.grid.names
         if move.kind == "choose":
-            if state.phase != CHOOSE or move.word not in COLOURS:
+            # only the canonical words: a Move is built by parse_move or legal_moves
+            choice = parse_choice(move.word) if move.word in CHOICES else None
+            if state.phase != CHOOSE or choice is None:
                 raise IllegalMoveError(f"{move.word!r} cannot be played now")
             # [A31] White moves at ply 3, whichever seat holds it
             return replace(
                 state,
                 phase=PLAY,
                 colour=WHITE,
-                black_seat=2 if move.word == "black" else 1,
+                black_seat=black_seat_after(choice),
                 ply=2,
                 last_text=move.word,
                 last_cells=(),
@@ -287,7 +289,7 @@ class Rules(BaseRules[State, Move]):
                     board=tuple(board),
                     phase=CHOOSE,
                     colour=BLACK,
-                    black_seat=0,
+                    black_seat=NO_SEAT,
                     ply=1,
                     last_text=names[c],
                     last_cells=(c,),
@@ -335,7 +337,7 @@ class Rules(BaseRules[State, Move]):
         black_seat = state.black_seat
         by_seat = (e.scores[0], e.scores[1]) if black_seat == 1 else (e.scores[1], e.scores[0])
         return Outcome(
-            winner=self._seat(state, e.winner),
+            winner=seat_of(e.winner, black_seat),
             reason=e.reason,
             scores=by_seat,
             colour=COLOURS[e.winner],
@@ -425,11 +427,12 @@ class Rules(BaseRules[State, Move]):
             if prefix:
                 raise IllegalMoveError("the game is over: no move can be played")
             return Steps(prefix, (), None)
-        if state.phase != PLAY:
-            options = ("black", "white") if state.phase == CHOOSE else names
+        if state.phase == CHOOSE:
+            return choice_steps(prefix)
+        if state.phase == SETUP:
             if not prefix:
-                return Steps(prefix, tuple(sorted(options)), None)
-            if len(prefix) == 1 and prefix[0] in options:
+                return Steps(prefix, tuple(sorted(names)), None)
+            if len(prefix) == 1 and prefix[0] in by_name:
                 return Steps(prefix, (), prefix[0])
             raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
         board, colour = state.board, state.colour
@@ -510,7 +513,7 @@ class Rules(BaseRules[State, Move]):
 
     # -- the view ---------------------------------------------------------------------------------
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Cells and stacks, turn, seat colours, ply counter and the current territory count."""
         grid = self.geo.grid
         board = state.board
@@ -523,10 +526,6 @@ class Rules(BaseRules[State, Move]):
                 if black != white:  # an empty cell only one colour may take: its territory
                     cell["mark"] = "territory-black" if black else "territory-white"
             cells.append(cell)
-        colours: list[str | None] = [None, None]
-        if state.black_seat:
-            colours[state.black_seat - 1] = "black"
-            colours[2 - state.black_seat] = "white"
         counters: list[dict[str, Any]] = [
             {"label": "Ply", "value": f"{state.ply} / {self.geo.cap}", "seat": None}
         ]
@@ -534,7 +533,11 @@ class Rules(BaseRules[State, Move]):
             territory = scores(self.geo, board)
             for x in (BLACK, WHITE):
                 counters.append(
-                    {"label": "Territory", "value": territory[x], "seat": self._seat(state, x)}
+                    {
+                        "label": "Territory",
+                        "value": territory[x],
+                        "seat": seat_of(x, state.black_seat),
+                    }
                 )
         last = None
         if state.last_text is not None:
@@ -546,7 +549,7 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=row_labels(grid),
             to_move=self.to_move(state),
-            colours=colours,
+            colours=view_colours(state.black_seat),
             phase=state.phase,
             last_move=last,
             counters=counters,
