@@ -17,7 +17,6 @@ from ..pie import (
     PLAY,
     SETUP,
     black_seat_after,
-    choice_steps,
     format_choice,
     parse_choice,
     to_move,
@@ -25,6 +24,7 @@ from ..pie import (
 )
 from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, seat_of
 from ..view import CellView, View, make_view, row_labels
+from . import steps as entry
 from .notation import OriginMoves, collect, normalise, way_text, waypoints
 from .search import BoardInfo, Found, OverBudget, Search
 from .state import (
@@ -77,6 +77,8 @@ class Rules(BaseRules[State, Move]):
         self._origin_cache = lru_cache(maxsize=64)(self._search_origin)
         # 4096 answers of one bool: whether an origin has a move, which every ending check asks.
         self._has_move = lru_cache(maxsize=4096)(self._find_move)
+        # step-wise entry reads the same caches
+        self._entry = entry.Searches(self.geo, self._origin_cache, self._has_move, self._search)
 
     # -- positions ----------------------------------------------------------------------------
 
@@ -401,115 +403,20 @@ class Rules(BaseRules[State, Move]):
                 )
         return out
 
-    # -- step-wise entry ----------------------------------------------------------------------
+    # -- step-wise entry (games/jotun/steps.py) -------------------------------------------------
 
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
-        """Placement: the cell; choice: the word; movement: origin, destination, then the waypoints
-        of its canonical path until it is told apart from the other results at that cell."""
-        names = self.geo.grid.names
-        if move.kind == "choose":
-            return (move.word,)
-        if move.kind == "place":
-            return (names[move.cells[0]],)
-        o, d = move.cells
-        assert move.result is not None
-        tell = self._origin_moves(state, o).telling.get((d, move.result))
-        if tell is None:
-            raise IllegalMoveError(f"{way_text(names, move.path)} is not a legal move here")
-        return (names[o], names[d], *(names[c] for c in tell))
+        """The clicks that enter ``move``: the cell, the word, or origin, destination and the
+        waypoints that tell it apart."""
+        return entry.move_tokens(self._entry, state, move)
 
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
         """Next clicks: cells or words, then an origin's destinations, then telling waypoints."""
-        prefix = tuple(prefix)
-        names = self.geo.grid.names
-        by_name = self.geo.grid.by_name
-        if state.ending is not None:
-            if prefix:
-                raise IllegalMoveError("the game is over: no move can be played")
-            return Steps(prefix, (), None)
-        if state.phase == CHOOSE:
-            return choice_steps(prefix)
-        if state.phase == SETUP:
-            if not prefix:
-                return Steps(prefix, tuple(sorted(names)), None)
-            if len(prefix) == 1 and prefix[0] in by_name:
-                return Steps(prefix, (), prefix[0])
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        board, colour = state.board, state.colour
-        if not prefix:
-            first = {names[c] for c in placements(self.geo, board, colour)}
-            first |= {names[o] for o in origins(board, colour) if self._has_move(board, o)}
-            return Steps(prefix, tuple(sorted(first)), None)
-        c = by_name.get(prefix[0], -1)
-        if c < 0:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        if not board[c]:
-            if len(prefix) == 1 and can_place(self.geo, board, colour, c):
-                return Steps(prefix, (), names[c])
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        if board[c] & 1 != colour:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        moves = self._origin_moves(state, c)
-        if len(prefix) == 1:
-            if not moves.moves:
-                raise IllegalMoveError(f"{prefix[0]} has no legal move")
-            hints = {
-                names[d]: self._hint(state, at[0]) if len(at) == 1 else {"results": len(at)}
-                for d, at in moves.by_destination.items()
-            }
-            nxt = tuple(names[d] for d in moves.by_destination)
-            return Steps(prefix, tuple(sorted(nxt)), None, hints)
-        d = by_name.get(prefix[1], -1)
-        at = moves.by_destination.get(d, ())
-        if not at:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        chosen = tuple(by_name.get(t, -1) for t in prefix[2:])
-        following: dict[str, Move] = {}
-        complete = None
-        count: dict[str, int] = {}
-        for move in at:
-            assert move.result is not None
-            tell = moves.telling[(d, move.result)]
-            if tell == chosen:
-                complete = move
-            elif len(tell) > len(chosen) and tell[: len(chosen)] == chosen:
-                token = names[tell[len(chosen)]]
-                following[token] = move
-                count[token] = count.get(token, 0) + 1
-        if complete is None and not following:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        hints = {
-            t: self._hint(state, m) if count[t] == 1 else {"results": count[t]}
-            for t, m in following.items()
-        }
-        return Steps(
-            prefix,
-            tuple(sorted(following)),
-            None if complete is None else complete.text,
-            hints,
-        )
+        return entry.steps(self._entry, state, prefix)
 
     def preview(self, state: State, move: Move) -> dict[str, Any]:
         """What the browser shows before sending a move: the path and the stacks it changes."""
-        return self._hint(state, move)
-
-    def _hint(self, state: State, move: Move) -> dict[str, Any]:
-        names = self.geo.grid.names
-        if move.kind != "move":
-            return {"move": self.format_move(state, move), "path": [names[c] for c in move.cells]}
-        walk = self._search(state.board, move.cells[0]).follow(move.path)
-        changed = {
-            names[c]: colours_of(walk.board[c])
-            for c in range(self.geo.size)
-            if walk.board[c] != state.board[c]
-        }
-        return {
-            "move": move.text,
-            "path": [names[c] for c in walk.cells],
-            "cells": list(changed),
-            "waypoints": [names[c] for c in move.path],
-            "changes": changed,
-        }
+        return entry.hint(self._entry, state, move)
 
     # -- the view ---------------------------------------------------------------------------------
 
