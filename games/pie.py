@@ -28,9 +28,8 @@ The API:
 >>> black_seat_after(parse_choice(" White ")), format_choice(BLACK), view_colours(2)
 (1, 'black', ('white', 'black'))
 
-Adopting it (done in Valaturna and Harmijan; Jotun and Sgolte to follow, both already keep
-``phase``, ``colour`` and ``black_seat``): import the phase names instead of defining them; return
-``pie.to_move(...)`` from ``Rules.to_move``; in ``apply``, the choice becomes
+How a game uses it (Jotun, Valaturna, Harmijan and Sgolte all do): import the phase names instead
+of defining them; return ``pie.to_move(...)`` from ``Rules.to_move``; in ``apply``, the choice becomes
 ``replace(state, phase=PLAY, black_seat=black_seat_after(colour), colour=<who moves first>)``;
 read and print the choice with ``parse_choice``/``format_choice``; answer ``steps`` in the choose
 phase with ``choice_steps``; give the view ``colours=view_colours(state.black_seat)``.

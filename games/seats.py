@@ -24,14 +24,12 @@ game without a pie (Exxit) passes the constant ``1``.
 >>> seat_colours(2), seat_colours(NO_SEAT), seat_colours(1, EXXIT_COLOURS)
 (('white', 'black'), (None, None), ('red', 'black'))
 
-Adopting this in a game (done in Exxit, Harmijan and Valaturna; Jotun and Sgolte to follow):
+How a game uses it (all five do):
 
-* define the colour constants by import (``from .seats import BLACK, WHITE, COLOURS``), never as
-  ``1, 2``, letters or a dict; Jotun's ``BLACK, WHITE = 0, 1`` and ``COLOURS`` are already this
-  encoding, Sgolte's ``BLACK, WHITE = 1, 2`` and ``COLOUR_NAMES`` become indices and ``COLOURS``;
-* keep the mapping as ``black_seat`` (Jotun, Sgolte and Harmijan already do) and replace the private
-  ``_seat(state, colour)`` by ``seat_of(colour, state.black_seat)``, the view's hand-built
-  ``colours`` list by ``seat_colours(state.black_seat)``;
+* the colour constants come by import (``from .seats import BLACK, WHITE, COLOURS``), never as
+  ``1, 2``, letters or a dict;
+* the mapping is the state's ``black_seat``, read with ``seat_of(colour, state.black_seat)``, and
+  the view's colours are ``seat_colours(state.black_seat)``;
 * in hot loops ``c ^ 1`` (or ``1 - c``) may stay written inline: it is ``other(c)`` without the call.
 """
 

@@ -54,19 +54,17 @@ Readings chosen where the spec is silent:
   computed as if the other colour had just acted.
 
 The package: ``state`` (stack codes, ``State``, ``Move``, ``Ending``, placement and scores),
-``search`` (the path search of §4.3-4.5), ``notation`` (move texts, §9) and ``rules`` (``Rules``).
+``search`` (the path search of §4.3-4.5), ``notation`` (move texts, §9), ``steps`` (step-wise
+entry and previews) and ``rules`` (``Rules``). Colours and seats are ``games.seats``'; the opening's
+phases and colour choice ``games.pie``'s.
 """
 
+from ..pie import CHOOSE, PLAY, SETUP
+from ..seats import BLACK, COLOURS, WHITE
 from .rules import Rules
 from .state import (
-    BLACK,
-    CHOOSE,
-    COLOURS,
     LETTERS,
-    PLAY,
     PLY_FACTOR,
-    SETUP,
-    WHITE,
     Change,
     Changes,
     Ending,

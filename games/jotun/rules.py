@@ -11,16 +11,23 @@ from typing import Any, ClassVar
 from ..base import Option, Outcome, Steps
 from ..base import Rules as BaseRules
 from ..errors import IllegalMoveError
-from ..view import CellView, make_view, row_labels
+from ..pie import (
+    CHOICES,
+    CHOOSE,
+    PLAY,
+    SETUP,
+    black_seat_after,
+    format_choice,
+    parse_choice,
+    to_move,
+    view_colours,
+)
+from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, seat_of
+from ..view import CellView, View, make_view, row_labels
+from . import steps as entry
 from .notation import OriginMoves, collect, normalise, way_text, waypoints
 from .search import BoardInfo, Found, OverBudget, Search
 from .state import (
-    BLACK,
-    CHOOSE,
-    COLOURS,
-    PLAY,
-    SETUP,
-    WHITE,
     Ending,
     H,
     Move,
@@ -70,6 +77,8 @@ class Rules(BaseRules[State, Move]):
         self._origin_cache = lru_cache(maxsize=64)(self._search_origin)
         # 4096 answers of one bool: whether an origin has a move, which every ending check asks.
         self._has_move = lru_cache(maxsize=4096)(self._find_move)
+        # step-wise entry reads the same caches
+        self._entry = entry.Searches(self.geo, self._origin_cache, self._has_move, self._search)
 
     # -- positions ----------------------------------------------------------------------------
 
@@ -110,17 +119,9 @@ class Rules(BaseRules[State, Move]):
 
     def to_move(self, state: State) -> int | None:
         """The seat to move, None once the game is over."""
-        if state.ending is not None:
+        if state.ending is not None:  # Jotun's ending keeps the phase: it is read here first
             return None
-        if state.phase == SETUP:
-            return 1
-        if state.phase == CHOOSE:
-            return 2
-        return self._seat(state, state.colour)
-
-    @staticmethod
-    def _seat(state: State, colour: int) -> int:
-        return state.black_seat if colour == BLACK else 3 - state.black_seat
+        return to_move(state.phase, state.colour, state.black_seat)
 
     # -- searches and their caches --------------------------------------------------------------
 
@@ -185,8 +186,8 @@ class Rules(BaseRules[State, Move]):
                 yield Move(kind="place", cells=(c,))
             return
         if state.phase == CHOOSE:
-            yield Move(kind="choose", word="black")
-            yield Move(kind="choose", word="white")
+            for word in CHOICES:
+                yield Move(kind="choose", word=word)
             return
         for c in placements(self.geo, state.board, state.colour):
             yield Move(kind="place", cells=(c,))
@@ -218,10 +219,11 @@ class Rules(BaseRules[State, Move]):
     def parse_move(self, state: State, text: str) -> Move:
         """The move written ``text`` (§9 parsing rules 1-3)."""
         t = normalise(text)
-        if t in COLOURS:
+        choice = parse_choice(t)
+        if choice is not None:
             if state.phase != CHOOSE or state.ending is not None:
                 raise IllegalMoveError(f"{t!r}: a colour is chosen only at ply 2")
-            return Move(kind="choose", word=t)
+            return Move(kind="choose", word=format_choice(choice))
         cells = waypoints(self.geo, t)
         self.check_over(state)
         names = self.geo.grid.names
@@ -265,14 +267,16 @@ class Rules(BaseRules[State, Move]):
         self.check_over(state)
         names = self.geo.grid.names
         if move.kind == "choose":
-            if state.phase != CHOOSE or move.word not in COLOURS:
+            # only the canonical words: a Move is built by parse_move or legal_moves
+            choice = parse_choice(move.word) if move.word in CHOICES else None
+            if state.phase != CHOOSE or choice is None:
                 raise IllegalMoveError(f"{move.word!r} cannot be played now")
             # [A31] White moves at ply 3, whichever seat holds it
             return replace(
                 state,
                 phase=PLAY,
                 colour=WHITE,
-                black_seat=2 if move.word == "black" else 1,
+                black_seat=black_seat_after(choice),
                 ply=2,
                 last_text=move.word,
                 last_cells=(),
@@ -287,7 +291,7 @@ class Rules(BaseRules[State, Move]):
                     board=tuple(board),
                     phase=CHOOSE,
                     colour=BLACK,
-                    black_seat=0,
+                    black_seat=NO_SEAT,
                     ply=1,
                     last_text=names[c],
                     last_cells=(c,),
@@ -335,7 +339,7 @@ class Rules(BaseRules[State, Move]):
         black_seat = state.black_seat
         by_seat = (e.scores[0], e.scores[1]) if black_seat == 1 else (e.scores[1], e.scores[0])
         return Outcome(
-            winner=self._seat(state, e.winner),
+            winner=seat_of(e.winner, black_seat),
             reason=e.reason,
             scores=by_seat,
             colour=COLOURS[e.winner],
@@ -399,118 +403,24 @@ class Rules(BaseRules[State, Move]):
                 )
         return out
 
-    # -- step-wise entry ----------------------------------------------------------------------
+    # -- step-wise entry (games/jotun/steps.py) -------------------------------------------------
 
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
-        """Placement: the cell; choice: the word; movement: origin, destination, then the waypoints
-        of its canonical path until it is told apart from the other results at that cell."""
-        names = self.geo.grid.names
-        if move.kind == "choose":
-            return (move.word,)
-        if move.kind == "place":
-            return (names[move.cells[0]],)
-        o, d = move.cells
-        assert move.result is not None
-        tell = self._origin_moves(state, o).telling.get((d, move.result))
-        if tell is None:
-            raise IllegalMoveError(f"{way_text(names, move.path)} is not a legal move here")
-        return (names[o], names[d], *(names[c] for c in tell))
+        """The clicks that enter ``move``: the cell, the word, or origin, destination and the
+        waypoints that tell it apart."""
+        return entry.move_tokens(self._entry, state, move)
 
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
         """Next clicks: cells or words, then an origin's destinations, then telling waypoints."""
-        prefix = tuple(prefix)
-        names = self.geo.grid.names
-        by_name = self.geo.grid.by_name
-        if state.ending is not None:
-            if prefix:
-                raise IllegalMoveError("the game is over: no move can be played")
-            return Steps(prefix, (), None)
-        if state.phase != PLAY:
-            options = ("black", "white") if state.phase == CHOOSE else names
-            if not prefix:
-                return Steps(prefix, tuple(sorted(options)), None)
-            if len(prefix) == 1 and prefix[0] in options:
-                return Steps(prefix, (), prefix[0])
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        board, colour = state.board, state.colour
-        if not prefix:
-            first = {names[c] for c in placements(self.geo, board, colour)}
-            first |= {names[o] for o in origins(board, colour) if self._has_move(board, o)}
-            return Steps(prefix, tuple(sorted(first)), None)
-        c = by_name.get(prefix[0], -1)
-        if c < 0:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        if not board[c]:
-            if len(prefix) == 1 and can_place(self.geo, board, colour, c):
-                return Steps(prefix, (), names[c])
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        if board[c] & 1 != colour:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        moves = self._origin_moves(state, c)
-        if len(prefix) == 1:
-            if not moves.moves:
-                raise IllegalMoveError(f"{prefix[0]} has no legal move")
-            hints = {
-                names[d]: self._hint(state, at[0]) if len(at) == 1 else {"results": len(at)}
-                for d, at in moves.by_destination.items()
-            }
-            nxt = tuple(names[d] for d in moves.by_destination)
-            return Steps(prefix, tuple(sorted(nxt)), None, hints)
-        d = by_name.get(prefix[1], -1)
-        at = moves.by_destination.get(d, ())
-        if not at:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        chosen = tuple(by_name.get(t, -1) for t in prefix[2:])
-        following: dict[str, Move] = {}
-        complete = None
-        count: dict[str, int] = {}
-        for move in at:
-            assert move.result is not None
-            tell = moves.telling[(d, move.result)]
-            if tell == chosen:
-                complete = move
-            elif len(tell) > len(chosen) and tell[: len(chosen)] == chosen:
-                token = names[tell[len(chosen)]]
-                following[token] = move
-                count[token] = count.get(token, 0) + 1
-        if complete is None and not following:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        hints = {
-            t: self._hint(state, m) if count[t] == 1 else {"results": count[t]}
-            for t, m in following.items()
-        }
-        return Steps(
-            prefix,
-            tuple(sorted(following)),
-            None if complete is None else complete.text,
-            hints,
-        )
+        return entry.steps(self._entry, state, prefix)
 
     def preview(self, state: State, move: Move) -> dict[str, Any]:
         """What the browser shows before sending a move: the path and the stacks it changes."""
-        return self._hint(state, move)
-
-    def _hint(self, state: State, move: Move) -> dict[str, Any]:
-        names = self.geo.grid.names
-        if move.kind != "move":
-            return {"move": self.format_move(state, move), "path": [names[c] for c in move.cells]}
-        walk = self._search(state.board, move.cells[0]).follow(move.path)
-        changed = {
-            names[c]: colours_of(walk.board[c])
-            for c in range(self.geo.size)
-            if walk.board[c] != state.board[c]
-        }
-        return {
-            "move": move.text,
-            "path": [names[c] for c in walk.cells],
-            "cells": list(changed),
-            "waypoints": [names[c] for c in move.path],
-            "changes": changed,
-        }
+        return entry.hint(self._entry, state, move)
 
     # -- the view ---------------------------------------------------------------------------------
 
-    def view(self, state: State) -> dict[str, Any]:
+    def view(self, state: State) -> View:
         """Cells and stacks, turn, seat colours, ply counter and the current territory count."""
         grid = self.geo.grid
         board = state.board
@@ -523,10 +433,6 @@ class Rules(BaseRules[State, Move]):
                 if black != white:  # an empty cell only one colour may take: its territory
                     cell["mark"] = "territory-black" if black else "territory-white"
             cells.append(cell)
-        colours: list[str | None] = [None, None]
-        if state.black_seat:
-            colours[state.black_seat - 1] = "black"
-            colours[2 - state.black_seat] = "white"
         counters: list[dict[str, Any]] = [
             {"label": "Ply", "value": f"{state.ply} / {self.geo.cap}", "seat": None}
         ]
@@ -534,7 +440,11 @@ class Rules(BaseRules[State, Move]):
             territory = scores(self.geo, board)
             for x in (BLACK, WHITE):
                 counters.append(
-                    {"label": "Territory", "value": territory[x], "seat": self._seat(state, x)}
+                    {
+                        "label": "Territory",
+                        "value": territory[x],
+                        "seat": seat_of(x, state.black_seat),
+                    }
                 )
         last = None
         if state.last_text is not None:
@@ -546,7 +456,7 @@ class Rules(BaseRules[State, Move]):
             cells=cells,
             rows=row_labels(grid),
             to_move=self.to_move(state),
-            colours=colours,
+            colours=view_colours(state.black_seat),
             phase=state.phase,
             last_move=last,
             counters=counters,

@@ -9,14 +9,15 @@ from typing import NamedTuple
 
 from ..bitboard import bitboard
 from ..hexgrid import HexBoard, hex_board
+from ..pie import SETUP
+from ..seats import BLACK, COLOURS, NO_SEAT, WHITE
 
-BLACK, WHITE = 0, 1
-COLOURS = ("black", "white")
+# Stacks as text: upper-case letters by colour index (games.seats), bottom to top (``"WBB"``).
 LETTERS = "BW"
 PLY_FACTOR = 10  # [A32] the game ends after 10 x cells plies
-SETUP, CHOOSE, PLAY = "setup", "choose", "play"
 
-# A stack is one int: height << 16 | strength << 1 | colour (0 = empty cell).
+# A stack is one int: height << 16 | strength << 1 | colour (0 = empty cell); the colour bit is
+# the colour index of games.seats.
 H = 1 << 16  # one piece of height
 MASK_S = 0x7FFF  # the strength, once shifted down by one
 
@@ -54,7 +55,7 @@ def pop_top(code: int) -> int:
 
 def colours_of(code: int) -> list[str]:
     """The stack of ``code`` as colour names, bottom to top (the view's and the hints' form)."""
-    return ["black" if p == "B" else "white" for p in decode(code)]
+    return [COLOURS[LETTERS.index(p)] for p in decode(code)]
 
 
 # --- the board's tables ---------------------------------------------------------------------------
@@ -120,7 +121,7 @@ class State:
     board: tuple[int, ...]
     phase: str = SETUP
     colour: int = BLACK
-    black_seat: int = 0
+    black_seat: int = NO_SEAT
     ply: int = 0
     ending: Ending | None = None
     last_text: str | None = field(default=None, compare=False)
