@@ -17,6 +17,7 @@ ValueError: unknown game 'nope' (known: ...)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from . import exxit, harmijan, jotun, sgolte, valaturna
@@ -56,9 +57,27 @@ def rules_class(slug: str) -> type[Rules[Any, Any]]:
     return info(slug).rules
 
 
-def get(slug: str, **options: object) -> Rules[Any, Any]:
-    """The rules of ``slug`` with ``options``; ValueError naming an unknown game or bad option."""
-    return rules_class(slug)(**options)
+def get(
+    slug: str, options: Mapping[str, object] | None = None, /, **more: object
+) -> Rules[Any, Any]:
+    """The rules of ``slug`` with ``options`` (a mapping, or keywords); ValueError naming an
+    unknown game or a bad option.
+
+    Option names are checked before they become keyword arguments, so a name such as ``self``
+    is an unknown option rather than a clash with a parameter:
+
+    >>> get("jotun", {"self": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: jotun: unknown option 'self'
+    """
+    rules = rules_class(slug)
+    given = {**(options or {}), **more}
+    known = {o.name for o in rules.OPTIONS} | set(rules.RENAMED_OPTIONS)
+    for name in given:
+        if name not in known:
+            raise ValueError(f"{slug}: unknown option {name!r}")
+    return rules(**given)
 
 
 __all__ = [

@@ -77,7 +77,7 @@ def rules_of(record: Mapping[str, Any]) -> Rules[Any, Any]:
     if not isinstance(options, Mapping):
         raise RecordError("the record's options must be an object")
     try:
-        return get(game, **options)
+        return get(game, options)
     except ValueError as exc:
         raise RecordError(str(exc)) from exc
 
@@ -109,10 +109,14 @@ def check_result(outcome: Outcome | None, result: object) -> None:
         return
     if result is None:
         return
-    if not isinstance(result, Mapping) or result.get("reason") not in SERVER_REASONS:
+    if not isinstance(result, Mapping):
+        raise RecordError(f"a record's result must be an object or null, not {result!r}")
+    # Types first: a list is unhashable in a set, True == 1 in a tuple.
+    reason, winner = result.get("reason"), result.get("winner")
+    if not isinstance(reason, str) or reason not in SERVER_REASONS:
         raise RecordError(f"the game is not over after its last move, yet the result is {result!r}")
-    if result.get("winner") not in (1, 2, None):
-        raise RecordError(f"the result's winner must be 1, 2 or null, not {result.get('winner')!r}")
+    if winner is not None and not (type(winner) is int and winner in (1, 2)):
+        raise RecordError(f"the result's winner must be 1, 2 or null, not {winner!r}")
 
 
 def _core(result: Mapping[str, Any]) -> tuple[Any, ...]:

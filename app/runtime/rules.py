@@ -120,7 +120,7 @@ def title(slug: str) -> str:
 
 @functools.lru_cache(maxsize=32)
 def _worker_rules(slug: str, options: Options) -> Rules[Any, Any]:
-    return games.get(slug, **dict(options))
+    return games.get(slug, dict(options))
 
 
 @dataclass(frozen=True)
@@ -249,12 +249,12 @@ class RulesRunner:
             key: Hashable = (slug, tuple(sorted(options.items())))
             hash(key)
         except TypeError:  # an unhashable option value: the rules will name it
-            return self._shared(games.get(slug, **options))
+            return self._shared(games.get(slug, options))
         found = self._rules.get(key)
         if found is not None:
             self._rules.move_to_end(key)
             return found
-        rules = self._shared(games.get(slug, **options))
+        rules = self._shared(games.get(slug, options))
         self._keep(key, rules)
         return rules
 
