@@ -70,8 +70,27 @@ def validate_name(raw: object) -> str:
     for char in name:
         if not _NAME_CHARS.fullmatch(char) or not char.isprintable():
             raise AppError(ErrorCode.BAD_NAME, f"a name cannot contain {char!r}", field="name")
+    if len(name.lower()) > NAME_MAX:  # name_key would have to cut it
+        raise AppError(
+            ErrorCode.BAD_NAME,
+            f"a name's lower-case form must have at most {NAME_MAX} characters",
+            field="name",
+        )
     if "  " in name:
         raise AppError(
             ErrorCode.BAD_NAME, "a name cannot contain two spaces in a row", field="name"
         )
     return name
+
+
+def name_key(name: str) -> str:
+    """The key a name is searched by: lower-cased, and cut to the column's ``NAME_MAX``.
+
+    Lower-casing can lengthen a name (``"İ".lower()`` is two characters), so ``validate_name``
+    refuses a name whose key would be cut; the cut is for names stored before it did, and for
+    search terms, which are cut the same way so that they still match.
+
+    >>> name_key("Ann"), len(name_key("İ" * 24))
+    ('ann', 24)
+    """
+    return name.lower()[:NAME_MAX]

@@ -7,7 +7,7 @@ from typing import Any
 
 from app.domain.results import result_key
 from app.errors import AppError, ErrorCode
-from app.identity import validate_name
+from app.identity import name_key, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame
 from app.runtime.rules import RecordError, title
@@ -83,8 +83,8 @@ class ArchiveService:
             "to_move": None,
             "player1_name": names.get(1),
             "player2_name": names.get(2),
-            "player1_key": names[1].lower() if 1 in names else None,
-            "player2_key": names[2].lower() if 2 in names else None,
+            "player1_key": name_key(names[1]) if 1 in names else None,
+            "player2_key": name_key(names[2]) if 2 in names else None,
             "result": result_key(result),
             "reason": str(result.get("reason")),
             "result_json": dict(result),

@@ -162,7 +162,12 @@ class Core:
             return True
         if visitor is not None and game.seat_of(visitor.id) is not None:
             return True
-        return bool(token and game.join_token and secrets.compare_digest(token, game.join_token))
+        # Bytes, not str: compare_digest refuses str holding anything but ASCII.
+        return bool(
+            token
+            and game.join_token
+            and secrets.compare_digest(token.encode(), game.join_token.encode())
+        )
 
     async def visible(
         self, session: AsyncSession, game_id: str, visitor: Visitor | None, token: str | None

@@ -10,7 +10,7 @@ import secrets
 from typing import Any
 
 from app.errors import AppError, ErrorCode
-from app.identity import default_name, validate_name
+from app.identity import default_name, name_key, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
 from app.runtime.rules import known_games, slugs
@@ -85,7 +85,7 @@ class LifecycleService:
             "last_activity_at": now,
             f"player{seat}_id": visitor.id,
             f"player{seat}_name": visitor.name,
-            f"player{seat}_key": visitor.name.lower(),
+            f"player{seat}_key": name_key(visitor.name),
         }
         event = {
             "game_id": game_id,
@@ -133,7 +133,7 @@ class LifecycleService:
             values: dict[str, Any] = {
                 f"player{seat}_id": visitor.id,
                 f"player{seat}_name": visitor.name,
-                f"player{seat}_key": visitor.name.lower(),
+                f"player{seat}_key": name_key(visitor.name),
                 "status": "active",
                 "last_activity_at": now,
             }
