@@ -54,6 +54,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
     """A routing error of the framework (unknown path, wrong method, ...) in the one shape."""
     assert isinstance(exc, HTTPException)
     status = exc.status_code
+    cause = exc.__cause__
+    if status == 400 and _unreadable_json(cause):
+        return error_response(AppError(ErrorCode.BAD_JSON, f"the body is not JSON: {_why(cause)}"))
     code = _HTTP_CODES.get(status)
     if code is None:
         code = ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.BAD_REQUEST
@@ -65,6 +68,21 @@ async def http_error(request: Request, exc: Exception) -> Response:
         message = str(exc.detail)
     body = {"error": {"code": code.value, "message": message}}
     return JSONResponse(body, status_code=status, headers=exc.headers)
+
+
+def _unreadable_json(cause: BaseException | None) -> bool:
+    """Whether the framework failed to parse a body that is UTF-8 but no JSON Python reads: nested
+    too deeply (RecursionError), or an integer of over 4,300 digits. (A body that is not UTF-8
+    stays ``bad_request``.)"""
+    return isinstance(cause, RecursionError) or (
+        isinstance(cause, ValueError) and not isinstance(cause, UnicodeDecodeError)
+    )
+
+
+def _why(cause: BaseException | None) -> str:
+    return (
+        "it is nested too deeply" if isinstance(cause, RecursionError) else "a number is too long"
+    )
 
 
 async def unexpected(_request: Request, exc: Exception) -> Response:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
+import re
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
@@ -13,6 +13,8 @@ from fastapi.responses import JSONResponse
 
 from app.deps import ServiceDep, VisitorDep
 from app.errors import AppError, ErrorCode
+from app.identity import name_key
+from app.parsing import loads, natural
 from app.repository import ArchiveFilter
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
@@ -35,6 +37,8 @@ from app.services import installed
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
+# What a game id can be (the database is never asked about anything else, a NUL byte say).
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 
 @router.get("/api/me", response_model=MeOut)
@@ -151,18 +155,21 @@ async def live(service: ServiceDep) -> dict[str, Any]:
 
 
 def _time_filter(name: str, raw: str | None) -> int | None:
+    """Epoch milliseconds from ``raw`` (ASCII digits the database can hold, or an ISO date)."""
     if raw is None or raw == "":
         return None
-    if raw.isdigit():
-        return int(raw)
+    refusal = AppError(
+        ErrorCode.BAD_FILTER,
+        f"{name} must be an ISO date or epoch milliseconds (0 to 2^63-1), not {raw[:40]!r}",
+        field=name,
+    )
+    stamp = natural(raw)
+    if stamp is not None:
+        return stamp
     try:
         day = date.fromisoformat(raw)
     except ValueError:
-        raise AppError(
-            ErrorCode.BAD_FILTER,
-            f"{name} must be an ISO date or epoch milliseconds, not {raw!r}",
-            field=name,
-        ) from None
+        raise refusal from None
     return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
 
 
@@ -176,11 +183,14 @@ def decode_cursor(raw: str) -> tuple[int, str]:
     try:
         text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
         stamp, _, game_id = text.partition(":")
-        if not game_id or not stamp.isdigit():
+        finished_at = natural(stamp)
+        if finished_at is None or _GAME_ID.fullmatch(game_id) is None:
             raise ValueError(text)
-        return int(stamp), game_id
+        return finished_at, game_id
     except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise AppError(ErrorCode.BAD_CURSOR, f"{raw!r} is not a cursor of this archive") from None
+        raise AppError(
+            ErrorCode.BAD_CURSOR, f"{raw[:80]!r} is not a cursor of this archive"
+        ) from None
 
 
 @router.get("/api/archive", response_model=ArchiveOut, responses=error_responses(422))
@@ -201,23 +211,28 @@ async def archive(
         raise AppError(
             ErrorCode.BAD_FILTER, f"result must be 1, 2 or draw, not {result!r}", field="result"
         )
-    if not limit.isdigit() or not 1 <= int(limit) <= 100:
+    size = natural(limit)
+    if size is None or not 1 <= size <= 100:
         raise AppError(
-            ErrorCode.BAD_FILTER, f"limit must be 1 to 100, not {limit!r}", field="limit"
+            ErrorCode.BAD_FILTER, f"limit must be 1 to 100, not {limit[:40]!r}", field="limit"
         )
     if player is not None and not 1 <= len(player.strip()) <= 24:
         raise AppError(
             ErrorCode.BAD_FILTER, "player must be a name of 1 to 24 characters", field="player"
         )
+    if player is not None and not player.isprintable():
+        raise AppError(
+            ErrorCode.BAD_FILTER, "player cannot hold control characters", field="player"
+        )
     filters = ArchiveFilter(
         game=game,
-        player=player.strip().lower() if player else None,
+        player=name_key(player.strip()) if player else None,
         result=result,
         start=_time_filter("from", start),
         end=_time_filter("to", end),
     )
     after = decode_cursor(cursor) if cursor else None
-    entries, last = await service.archive(filters, after, int(limit))
+    entries, last = await service.archive(filters, after, size)
     return {"games": entries, "next_cursor": encode_cursor(last) if last else None}
 
 
@@ -230,14 +245,14 @@ async def archive(
 )
 async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]:
     """Store an uploaded record (validated by replay) as an imported archived game."""
-    length = request.headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > IMPORT_MAX_BYTES:
+    length = natural(request.headers.get("content-length") or "")
+    if length is not None and length > IMPORT_MAX_BYTES:
         raise AppError(ErrorCode.RECORD_TOO_LARGE, "a record may not exceed 1 MiB")
     raw = await request.body()
     if len(raw) > IMPORT_MAX_BYTES:
         raise AppError(ErrorCode.RECORD_TOO_LARGE, "a record may not exceed 1 MiB")
     try:
-        record = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise AppError(ErrorCode.BAD_JSON, "the body is not JSON", ply=None) from None
+        record = loads(raw)
+    except ValueError as exc:
+        raise AppError(ErrorCode.BAD_JSON, f"the body is not JSON: {exc}", ply=None) from None
     return await service.import_record(record)

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 
 from app.deps import ServiceDep
 from app.errors import AppError, ErrorCode
+from app.parsing import TOO_DEEP, json_fault
 from app.schemas import error_responses
 from app.schemas.requests import REPLAY_BODY
 from app.schemas.responses import ReplayOut
@@ -36,8 +37,13 @@ async def replay_views(request: Request, service: ServiceDep) -> dict[str, Any]:
         raise _replay_error(f"the body is over {MAX_REPLAY_BYTES} bytes")
     try:
         body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except RecursionError:
+        raise AppError(ErrorCode.BAD_JSON, TOO_DEEP, ply=None) from None
+    except ValueError:  # syntax, encoding, an integer of over 4,300 digits
         raise _replay_error("the body must be JSON") from None
+    fault = json_fault(body)
+    if fault is not None:
+        raise AppError(ErrorCode.BAD_JSON, fault, ply=None)
     if not isinstance(body, dict):
         raise _replay_error("the body must be a JSON object")
     moves = body.get("moves")

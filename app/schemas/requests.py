@@ -4,16 +4,29 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
-MsgId = Annotated[StrictStr, Field(min_length=1, max_length=64)]
+from app.parsing import json_fault
+
+# No control characters: a message id is stored and looked up, and PostgreSQL text holds no NUL.
+MsgId = Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")]
 MoveText = Annotated[StrictStr, Field(min_length=1, max_length=200)]
 
 
 class Strict(BaseModel):
-    """Unknown fields are refused, so a typo is an error rather than silently ignored."""
+    """Unknown fields are refused, so a typo is an error rather than silently ignored; so are text
+    holding a lone surrogate (JSON's ``"\\udfff"``: it cannot be encoded to be stored or echoed) and
+    values nested deeper than ``app.parsing.MAX_DEPTH``."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unicode_text(cls, data: Any) -> Any:
+        fault = json_fault(data)
+        if fault is not None:
+            raise ValueError(fault)
+        return data
 
 
 class NameIn(Strict):
