@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import time
 from collections import Counter, deque
@@ -21,6 +22,7 @@ from pydantic import ValidationError
 from app.config import Settings
 from app.errors import AppError, ErrorCode
 from app.identity import default_name
+from app.parsing import TOO_DEEP, json_fault, natural
 from app.runtime.hub import LIVE_CHANNEL, Hub, Subscription, encode, game_channel
 from app.schemas.messages import (
     CLIENT_MESSAGE,
@@ -33,6 +35,7 @@ from app.schemas.messages import (
 from app.services import GameService, Visitor
 
 router = APIRouter()
+log = logging.getLogger("hexmoot")
 
 CLOSE_IDLE = 4000
 CLOSE_SLOW = 4001
@@ -106,11 +109,22 @@ class Socket:
                 continue
             try:
                 message = json.loads(text)
-            except ValueError:
+            except RecursionError:
+                await self.error(AppError(ErrorCode.BAD_JSON, TOO_DEEP))
+                continue
+            except ValueError:  # syntax, or an integer of over 4,300 digits
                 await self.error(AppError(ErrorCode.BAD_JSON, "the message is not JSON"))
                 continue
             if not isinstance(message, dict):
                 await self.error(AppError(ErrorCode.BAD_JSON, "a message must be a JSON object"))
+                continue
+            fault = json_fault(message)
+            if fault is not None:
+                # Answered without its msg_id: a lone surrogate cannot even be encoded to be echoed.
+                if fault == TOO_DEEP:
+                    await self.error(AppError(ErrorCode.BAD_JSON, fault))
+                else:
+                    await self.error(AppError(ErrorCode.BAD_MESSAGE, fault))
                 continue
             try:
                 return CLIENT_MESSAGE.validate_python(message)
@@ -160,7 +174,8 @@ async def _forward(socket: Socket, subscription: Subscription) -> None:
 
 
 async def _run_both(first: Awaitable[Any], second: Awaitable[Any]) -> None:
-    """Run two loops until either ends, then cancel the other."""
+    """Run two loops until either ends, then cancel the other; a loop's failure is logged (the
+    client going away is no failure)."""
     tasks = [asyncio.ensure_future(first), asyncio.ensure_future(second)]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -168,8 +183,21 @@ async def _run_both(first: Awaitable[Any], second: Awaitable[Any]) -> None:
         for task in tasks:
             task.cancel()
         for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            try:
                 await task
+            except (asyncio.CancelledError, WebSocketDisconnect):
+                pass
+            except Exception:
+                log.exception("a websocket loop failed")
+
+
+async def _unexpected(socket: Socket, kind: str, msg_id: str | None) -> None:
+    """Log a bug met while answering a message, with its traceback, and answer
+    ``internal_error``: the socket stays open for the next message."""
+    log.exception("answering a %r message failed", kind)
+    await socket.error(
+        AppError(ErrorCode.INTERNAL_ERROR, "the server failed to answer this message"), msg_id
+    )
 
 
 async def _with_socket_quota(
@@ -247,8 +275,10 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
 async def _first_message(
     service: GameService, game_id: str, visitor: Visitor, token: str | None, since_raw: str | None
 ) -> dict[str, Any]:
-    if since_raw is not None and since_raw.isdigit():
-        catchup = await service.catchup(game_id, int(since_raw), visitor, token)
+    # A ``since`` that is no version (not ASCII digits, past 2^63-1) is ignored: a snapshot.
+    since = natural(since_raw) if since_raw is not None else None
+    if since is not None:
+        catchup = await service.catchup(game_id, since, visitor, token)
         if catchup is not None:
             return {"type": "catchup", **catchup}
     return {"type": "snapshot", **await service.snapshot(game_id, visitor, token)}
@@ -278,6 +308,10 @@ async def _game_reader(
                     await socket.send({"type": "steps", "msg_id": message.msg_id, **answer})
         except AppError as exc:
             await socket.error(exc, message.msg_id)
+        except WebSocketDisconnect:
+            raise
+        except Exception:
+            await _unexpected(socket, message.type, message.msg_id)
 
 
 def _ack(msg_id: str | None, ack: dict[str, Any]) -> dict[str, Any]:
