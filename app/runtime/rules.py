@@ -7,7 +7,7 @@ positions; computed inline, that would freeze every socket of the process. Its s
 to a worker process instead, so a heavy position delays only the calls queued behind it, and the
 second core does the work. A worker call that runs past ``timeout`` seconds has its pool replaced
 and its caller told ``rules_timeout`` (503). Cheap, pure work (views, outcomes, whose turn, the
-catalogue) always runs inline; :func:`inline` is the plain synchronous door for such work.
+catalogue, the rules pages' figures) always runs inline, as plain synchronous calls.
 
 The runner keeps one ``Rules`` object per (game, options), in a bounded LRU, so whatever a game's
 rules cache per instance is shared by every game played with the same options. The rules' errors
@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, TypeVar
 
 import games
 import games.diagram
@@ -51,13 +51,11 @@ __all__ = [
     "catalogue",
     "figure",
     "game_info",
-    "inline",
     "known_games",
     "slugs",
     "title",
 ]
 
-P = ParamSpec("P")
 T = TypeVar("T")
 Options = tuple[tuple[str, OptionValue], ...]
 Json = dict[str, Any]
@@ -65,11 +63,6 @@ RULES_CACHE_SIZE = 64
 
 
 # --- the catalogue and other cheap, pure work (inline, synchronous) ------------------------------
-
-
-def inline(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """Run cheap, pure rules work here and now (catalogue, diagrams): no worker, no timeout."""
-    return work(*args, **kwargs)
 
 
 def catalogue() -> list[Json]:
