@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import logging
+import secrets
 from functools import lru_cache
 
-from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+log = logging.getLogger("hexmoot")
+
+MIN_SECRET_BYTES = 32
+
+
+class InsecureSettings(RuntimeError):
+    """The settings would run the site insecurely (e.g. no SECRET_KEY): it refuses to start."""
 
 
 class Settings(BaseSettings):
@@ -16,8 +25,10 @@ class Settings(BaseSettings):
     database_url: str = "sqlite+aiosqlite:///./data/hexmoot.db"
     host: str = "127.0.0.1"
     port: int = 8000
-    secret_key: str = Field(default="dev-only-secret-change-me", min_length=16)
-    cookie_secure: bool = False
+    # Signs the guest cookie; at least 32 bytes outside DEV_MODE (see ``signing_key``).
+    secret_key: str = ""
+    # The cookie's Secure flag; unset, it follows PUBLIC_ORIGIN (on when that is https).
+    cookie_secure: bool | None = None
 
     # Games with no event for this long are ended as abandoned (seconds).
     abandon_after: float = 7 * 24 * 3600.0
@@ -46,6 +57,54 @@ class Settings(BaseSettings):
     # the process, thousands of sockets included, and stops every game for hundreds of
     # milliseconds; rarer collections keep the move round trip short. Empty: Python's defaults.
     gc_thresholds: tuple[int, int, int] | None = (50_000, 50, 1000)
+
+    # --- Secrets, headers, origins (issue 14) ---------------------------------------------------
+    # Development mode (``make run``): a missing or short SECRET_KEY is tolerated with a warning.
+    dev_mode: bool = False
+    # The key cookies were signed with before SECRET_KEY was changed: still accepted, and cookies
+    # signed with it are reissued with the new key. Remove it once COOKIE_REISSUE_AFTER has passed.
+    secret_key_previous: str | None = None
+    # The site's public origin (``https://hexmoot.example``): websockets must come from it, and
+    # the cookie is Secure when it is https. Unset: the origin of each request's Host header.
+    public_origin: str | None = None
+    # A cookie older than this (seconds) is reissued with a fresh issue time on the next request.
+    cookie_reissue_after: float = 30 * 24 * 3600.0
+
+    def secure_cookies(self) -> bool:
+        """Whether the guest cookie carries ``Secure``: COOKIE_SECURE, else an https PUBLIC_ORIGIN."""
+        if self.cookie_secure is not None:
+            return self.cookie_secure
+        return (self.public_origin or "").lower().startswith("https://")
+
+    def signing_key(self) -> str:
+        """SECRET_KEY, refused (:class:`InsecureSettings`) under 32 bytes outside DEV_MODE.
+
+        In DEV_MODE a short key is used as it is and a missing one is replaced by a random key of
+        this process (guest cookies then last until a restart), each with a warning: a forgotten
+        DEV_MODE in production never falls back to a key anyone can read.
+        """
+        previous = self.secret_key_previous
+        if previous and len(previous.encode()) < MIN_SECRET_BYTES and not self.dev_mode:
+            raise InsecureSettings(
+                f"SECRET_KEY_PREVIOUS must hold at least {MIN_SECRET_BYTES} bytes, as SECRET_KEY"
+            )
+        size = len(self.secret_key.encode())
+        if size >= MIN_SECRET_BYTES:
+            return self.secret_key
+        if not self.dev_mode:
+            raise InsecureSettings(
+                f"SECRET_KEY must hold at least {MIN_SECRET_BYTES} bytes "
+                f"({'it is unset' if size == 0 else f'it has {size}'}): set it to a random value, "
+                "e.g. the output of `python -c 'import secrets; print(secrets.token_urlsafe(32))'`"
+                ", or set DEV_MODE=1 on a development machine"
+            )
+        if size == 0:
+            log.warning("DEV_MODE: SECRET_KEY is unset; guest cookies use a key of this process")
+            return secrets.token_urlsafe(32)
+        log.warning(
+            "DEV_MODE: SECRET_KEY has %d bytes; production needs %d", size, MIN_SECRET_BYTES
+        )
+        return self.secret_key
 
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""

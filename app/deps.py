@@ -15,8 +15,9 @@ from app.services import GameService, Visitor
 class GuestMiddleware:
     """Gives every visitor a guest id: read from the signed cookie, or new (and then set).
 
-    A pure ASGI middleware, so it also covers websockets (which cannot set cookies: a socket without
-    a valid cookie is an anonymous spectator with a throwaway id).
+    A cookie that is old, has no issue time or was signed with the previous key is set again, with
+    the same id issued now. A pure ASGI middleware, so it also covers websockets (which cannot set
+    cookies: a socket without a valid cookie is an anonymous spectator with a throwaway id).
     """
 
     def __init__(self, app: ASGIApp, signer: Signer, secure: bool) -> None:
@@ -32,14 +33,13 @@ class GuestMiddleware:
         for name, value in scope.get("headers", []):
             if name == b"cookie":
                 cookies.update(cookie_parser(value.decode("latin-1")))
-        guest_id = self.signer.unsign(cookies.get(COOKIE))
-        fresh = guest_id is None
-        if guest_id is None:
-            guest_id = new_guest_id()
+        guest = self.signer.read(cookies.get(COOKIE))
+        fresh = guest is None
+        guest_id = new_guest_id() if guest is None else guest.id
         state: dict[str, Any] = scope.setdefault("state", {})
         state["guest_id"] = guest_id
         state["guest_fresh"] = fresh
-        if not fresh or scope["type"] != "http":
+        if not (guest is None or guest.reissue) or scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         cookie = (

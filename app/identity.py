@@ -1,41 +1,99 @@
-"""Guest identity: a random id in a signed, HttpOnly, SameSite=Lax cookie, and display names."""
+"""Guest identity: a random id in a signed, timed, HttpOnly, SameSite=Lax cookie, and display names."""
 
 from __future__ import annotations
 
 import re
 import secrets
+import time
+from collections.abc import Callable
+from typing import NamedTuple
 
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import (
+    BadSignature,
+    SignatureExpired,
+    TimestampSigner,
+    URLSafeSerializer,
+    URLSafeTimedSerializer,
+)
 
 from app.errors import AppError, ErrorCode
 
 COOKIE = "hexmoot_guest"
 COOKIE_MAX_AGE = 365 * 24 * 3600
+_SALT = "hexmoot-guest"
 NAME_MIN, NAME_MAX = 1, 24
 _NAME_CHARS = re.compile(r"[\w \-.']")
 
 
-class Signer:
-    """Signs and checks guest ids with the server's secret key."""
+class Guest(NamedTuple):
+    """What a valid cookie holds: the guest id, and whether to reissue the cookie (it is old, has no
+    issue time, or was signed with the previous key)."""
 
-    def __init__(self, secret_key: str) -> None:
-        self._serializer = URLSafeSerializer(secret_key, salt="hexmoot-guest")
+    id: str
+    reissue: bool
+
+
+class Signer:
+    """Signs and checks guest cookies: the id and its issue time, with the server's secret key.
+
+    A cookie holds ``id.issued.signature`` (itsdangerous' timed serializer). Accepted as well, and
+    reissued: cookies signed with ``previous_key`` (key rotation), and the cookies of before issue
+    times (``id.signature``). A cookie older than ``COOKIE_MAX_AGE`` counts as none. ``now`` gives
+    the time in seconds (the app's clock; tests move it).
+    """
+
+    def __init__(
+        self,
+        secret_key: str,
+        previous_key: str | None = None,
+        *,
+        reissue_after: float = 30 * 24 * 3600.0,
+        now: Callable[[], float] = time.time,
+    ) -> None:
+        self._now = now
+        self._reissue_after = reissue_after
+
+        class ClockedSigner(TimestampSigner):
+            def get_timestamp(self) -> int:
+                return int(now())
+
+        keys = [secret_key] + ([previous_key] if previous_key else [])
+        self._timed = [
+            URLSafeTimedSerializer(key, salt=_SALT, signer=ClockedSigner) for key in keys
+        ]
+        self._untimed = [URLSafeSerializer(key, salt=_SALT) for key in keys]
 
     def sign(self, guest_id: str) -> str:
-        """The cookie value for ``guest_id``."""
-        return str(self._serializer.dumps(guest_id))
+        """The cookie value for ``guest_id``, issued now with the current key."""
+        return str(self._timed[0].dumps(guest_id))
 
-    def unsign(self, value: str | None) -> str | None:
-        """The guest id a cookie value holds, or None when missing, forged or malformed."""
+    def read(self, value: str | None) -> Guest | None:
+        """The guest a cookie value holds, or None when missing, forged, expired or malformed."""
         if not value or len(value) > 200:
             return None
-        try:
-            guest_id = self._serializer.loads(value)
-        except BadSignature:
-            return None
-        if not isinstance(guest_id, str) or not re.fullmatch(r"[0-9a-f]{32}", guest_id):
-            return None
-        return guest_id
+        for current, serializer in enumerate(self._timed):
+            try:
+                guest_id, issued = serializer.loads(
+                    value, max_age=COOKIE_MAX_AGE, return_timestamp=True
+                )
+            except SignatureExpired:
+                return None
+            except BadSignature:
+                continue
+            old = self._now() - issued.timestamp() > self._reissue_after
+            return _guest(guest_id, reissue=old or current > 0)
+        for legacy in self._untimed:
+            try:
+                return _guest(legacy.loads(value), reissue=True)
+            except BadSignature:
+                continue
+        return None
+
+
+def _guest(guest_id: object, reissue: bool) -> Guest | None:
+    if not isinstance(guest_id, str) or not re.fullmatch(r"[0-9a-f]{32}", guest_id):
+        return None
+    return Guest(guest_id, reissue)
 
 
 def new_guest_id() -> str:

@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import web_errors
+from app import security, web_errors
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
@@ -70,9 +70,14 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     app = FastAPI(title="Hexmoot", lifespan=lifespan)
     app.state.settings = settings
-    app.add_middleware(
-        GuestMiddleware, signer=Signer(settings.secret_key), secure=settings.cookie_secure
+    signer = Signer(
+        settings.signing_key(),  # refuses to start without a SECRET_KEY of 32 bytes
+        settings.secret_key_previous,
+        reissue_after=settings.cookie_reissue_after,
+        now=lambda: clock.now() / 1000,
     )
+    app.add_middleware(GuestMiddleware, signer=signer, secure=settings.secure_cookies())
+    security.install(app, settings)  # headers on every answer; websocket origins
 
     web_errors.install(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

@@ -48,4 +48,15 @@ def diagram(
     }
 
 
+def static_url(path: str) -> str:
+    """The URL of a static file, relative to the site: never built from the request's Host header
+    (``url_for`` would be, and ``Host: evil.example`` would load the page's scripts from there).
+
+    >>> static_url("js/game.js")
+    '/static/js/game.js'
+    """
+    return f"/static/{path.lstrip('/')}"
+
+
 templates.env.globals["diagram"] = diagram
+templates.env.globals["static_url"] = static_url

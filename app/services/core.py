@@ -162,6 +162,11 @@ class Core:
             return True
         if visitor is not None and game.seat_of(visitor.id) is not None:
             return True
+        return Core.token_opens(game, token)
+
+    @staticmethod
+    def token_opens(game: Game, token: str | None) -> bool:
+        """Whether ``token`` is the game's join token (compared in constant time)."""
         # Bytes, not str: compare_digest refuses str holding anything but ASCII.
         return bool(
             token

@@ -114,12 +114,11 @@ class LifecycleService:
         """Take the empty seat of a game with its join token."""
         core = self.core
         async with core.lock(game_id), core.sessions() as session:
-            game = await core.load(session, game_id)
-            if not (
-                isinstance(token, str)
-                and game.join_token
-                and secrets.compare_digest(token.encode(), game.join_token.encode())
-            ):
+            text = token if isinstance(token, str) else None
+            # A private game is shown only to its players and its token's holders: to anyone
+            # else it answers exactly as a game that does not exist.
+            game = await core.visible(session, game_id, visitor, text)
+            if not core.token_opens(game, text):
                 raise AppError(ErrorCode.BAD_TOKEN, "this join token does not open this game")
             if game.seat_of(visitor.id) is not None:
                 raise AppError(ErrorCode.ALREADY_SEATED, "you already hold a seat in this game")

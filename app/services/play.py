@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.domain.clock import idle_cutoff
 from app.domain.results import abandonment, resignation
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, not_found
 from app.models import Game
 from app.repository import reads
 from app.runtime.rules import IllegalMoveError, InvalidMoveError
@@ -138,6 +138,8 @@ class PlayService:
     @staticmethod
     def _acting_seat(game: Game, visitor: Visitor) -> int:
         seat = game.seat_of(visitor.id)
+        if seat is None and not game.public:  # a private game's existence is secret (issue 14)
+            raise not_found(game.id)
         if seat is None:
             raise AppError(ErrorCode.NOT_A_PLAYER, "spectators cannot play or resign in this game")
         if game.status == "waiting":

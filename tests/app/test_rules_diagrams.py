@@ -111,7 +111,8 @@ def read_figures(slug: str, page: str) -> list[Figure]:
 def render_rules_pages() -> dict[str, str]:
     """Every rules page as the application serves it (no database is needed for them)."""
     settings = Settings(
-        database_url="sqlite+aiosqlite:///:memory:", secret_key="rules-diagrams-test-secret"
+        database_url="sqlite+aiosqlite:///:memory:",
+        secret_key="rules-diagrams-test-secret-32-bytes",
     )
     app = create_app(settings)
 

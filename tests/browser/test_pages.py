@@ -54,7 +54,7 @@ def test_every_page_in_both_themes_and_on_a_phone(
             page.goto(server.url + path)
             expect(page.locator("main")).to_be_visible()
             if name == "game":
-                page.wait_for_function("window.hexmoot.state.view !== null")
+                page.wait_for_function("() => window.hexmoot.state.view !== null")
             if name == "live":
                 expect(page.locator("#live .mini")).to_have_count(3)
             screenshots.page(page, f"page-{name}-{theme}")
@@ -62,7 +62,7 @@ def test_every_page_in_both_themes_and_on_a_phone(
     for name in ("lobby", "game", "live", "rules-valaturna"):
         phone.goto(server.url + paths[name])
         if name == "game":
-            phone.wait_for_function("window.hexmoot.state.view !== null")
+            phone.wait_for_function("() => window.hexmoot.state.view !== null")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390, name
         screenshots.page(phone, f"phone-{name}")
 
@@ -83,7 +83,7 @@ def test_game_page_scripts_and_styles_stay_under_100_kb(
     api_games.append(g)
     page = guests.page()
     page.goto(f"{server.url}/games/{g.id}")
-    page.wait_for_function("window.hexmoot.state.view !== null")
+    page.wait_for_function("() => window.hexmoot.state.view !== null")
     sizes = page.evaluate(
         """() => performance.getEntriesByType('resource')
             .filter(e => /\\/static\\/.*\\.(js|css)$/.test(new URL(e.name).pathname))
@@ -240,25 +240,25 @@ def test_review_during_a_live_game_and_back(
     page.goto(f"{server.url}/games/{g.id}")
     page.wait_for_selector("#board svg.active")  # our move: the board offers its cells
     page.click('#moves button[data-ply="2"]')
-    page.wait_for_function("window.hexmoot.state.shown === 2")
+    page.wait_for_function("() => window.hexmoot.state.shown === 2")
     expect(page.locator("#review-banner")).to_be_visible()
     expect(page.locator("#board svg.active")).to_have_count(0)  # no move entry while reviewing
     assert page.url.endswith("?ply=2")
     page.keyboard.press("ArrowLeft")
-    page.wait_for_function("window.hexmoot.state.shown === 1")
+    page.wait_for_function("() => window.hexmoot.state.shown === 1")
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("window.hexmoot.state.shown === 2")
+    page.wait_for_function("() => window.hexmoot.state.shown === 2")
     screenshots.page(page, "review-during-game")
     page.fill("#move-input", "pass")  # typing a move works while reviewing
     page.press("#move-input", "Enter")
-    page.wait_for_function("window.hexmoot.state.moves.length === 6")
+    page.wait_for_function("() => window.hexmoot.state.moves.length === 6")
     assert page.evaluate("window.hexmoot.state.shown") == 2  # still reviewing
     g.refresh()
     assert g.moves[-1] == "pass"
     g.play_random(rng, 1)  # the opponent answers
-    page.wait_for_function("window.hexmoot.state.moves.length === 7")
+    page.wait_for_function("() => window.hexmoot.state.moves.length === 7")
     page.click("#back-to-game")
-    page.wait_for_function("window.hexmoot.state.shown === 7")
+    page.wait_for_function("() => window.hexmoot.state.shown === 7")
     expect(page.locator("#review-banner")).to_be_hidden()
     page.wait_for_selector("#board svg.active")
     assert "ply=" not in page.url
@@ -280,7 +280,7 @@ def test_pie_choice_is_two_clear_buttons(
     expect(page.locator("#status")).to_contain_text("take black or white")
     screenshots.page(page, "pie-choice")
     buttons.nth(1).click()
-    page.wait_for_function("window.hexmoot.state.moves.length === 2")
+    page.wait_for_function("() => window.hexmoot.state.moves.length === 2")
     expect(page.locator('#players [data-seat="2"]')).to_contain_text("white")
     expect(page.locator("#announce")).to_contain_text("white")
 
@@ -304,3 +304,47 @@ def test_join_a_public_game_from_its_page_and_copy_the_invite(
     expect(friend.locator("#players")).to_contain_text("Cy (you)")
     expect(host.locator("#players")).to_contain_text("Cy")
     expect(host.locator("#invite")).to_be_hidden()
+
+
+_WATCH_CSP = """
+window.__csp = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(
+  `${e.violatedDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`));
+"""
+
+
+def test_no_page_breaks_its_content_security_policy(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame]
+) -> None:
+    """Every page is served under the policy (no inline script or style) and runs without a
+    single violation: the securitypolicyviolation events of each page, and its console."""
+    rng = random.Random(7)
+    live = ApiGame.create(server, "jotun", {"size": 4})
+    done = ApiGame.create(server, "valaturna", {"size": 5})
+    api_games += [live, done]
+    live.play_random(rng, 4)
+    for text in ("e3/e7", "white", "pass", "pass"):
+        done.play(text)
+    page = guests.page()
+    page.context.add_cookies(live.cookie(live.rules.to_move(live.state())))
+    page.add_init_script(_WATCH_CSP)
+    visits = [
+        ("/", "#open-games"),
+        ("/live", f'.mini[data-id="{live.id}"]'),
+        ("/archive?game=valaturna", f'tr[data-game="{done.id}"]'),
+        (f"/games/{live.id}", "#board svg.active"),
+        (f"/games/{done.id}", "#moves button"),  # the replay of a finished game
+        (f"/games/{done.id}?ply=2", "#review-banner"),
+        *((f"/rules/{slug}", ".diagram svg.board-svg") for slug in SLUGS),
+    ]
+    for path, ready in visits:
+        response = page.goto(server.url + path)
+        assert response is not None
+        policy = response.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "unsafe-inline" not in policy
+        expect(page.locator(ready).first).to_be_visible()
+        if path == f"/games/{live.id}":
+            page.locator("#board .hit.can").first.hover()
+            page.locator("#board .hit.can").first.click()
+        page.click("#theme-toggle")  # the one script of every page's head
+        assert page.evaluate("window.__csp") == [], path

@@ -145,7 +145,7 @@ def test_play_watch_archive_replay(
     screenshots.page(cy, f"{plan.slug}-archive")
     row.locator("a").click()
     cy.wait_for_url(f"**/games/{game_id}?ply=0")
-    cy.wait_for_function("window.hexmoot.state.shown === 0")
+    cy.wait_for_function("() => window.hexmoot.state.shown === 0")
     n = len(played)
 
     def step(key: str, ply: int) -> None:
@@ -164,7 +164,7 @@ def test_play_watch_archive_replay(
     step("ArrowRight", n)
     assert "ply=" not in cy.url  # the last position is the live one
     cy.click("#nav-first")
-    cy.wait_for_function("window.hexmoot.state.review === 0")
+    cy.wait_for_function("() => window.hexmoot.state.review === 0")
     cy.locator("#ply-slider").fill(str(n // 2))
     cy.wait_for_function("(p) => window.hexmoot.state.review === p", arg=n // 2)
     assert cy.url.endswith(f"?ply={n // 2}")
@@ -178,5 +178,5 @@ def test_play_watch_archive_replay(
     assert [p["name"] for p in record["players"]] == ["Ann", "Bo"]
     # a permalink opens at its ply
     cy.goto(f"{server.url}/games/{game_id}?ply=3")
-    cy.wait_for_function("window.hexmoot.state.review === 3")
+    cy.wait_for_function("() => window.hexmoot.state.review === 3")
     assert move_count(cy) == n

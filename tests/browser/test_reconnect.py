@@ -132,7 +132,7 @@ def test_reconnection_keeps_every_move(
     wait_moves(waiter, played)
     sent = mover.evaluate("window.hexmoot.sent.filter(m => m.type === 'move')")
     assert len(sent) >= 1 and len({m["msg_id"] for m in sent}) == 1
-    mover.wait_for_function("window.hexmoot.socket.pending.size === 0")
+    mover.wait_for_function("() => window.hexmoot.socket.pending.size === 0")
     assert moves(waiter).count(cell) == 1
 
     # 4. The server dies (SIGKILL) and comes back on the same port and database.
