@@ -152,3 +152,62 @@ def test_each_route_documents_the_error_statuses_it_answers(app: FastAPI) -> Non
         named = re.findall(r"`([a-z_]+)`", text)
         documented = {STATUS[ErrorCode(c)] for c in named if c in ErrorCode.__members__.values()}
         assert documented == listed, (method, shape)
+
+
+# --- the examples tell one real game ----------------------------------------------------------
+
+
+def example(model: str) -> Any:
+    """The one example of ``model``."""
+    bodies = [json.loads(body) for name, body in EXAMPLES if name == model]
+    assert len(bodies) == 1, model
+    return bodies[0]
+
+
+def test_the_examples_use_real_versions() -> None:
+    """While a game is played the move at ply p is version p + 2 (creation 1, join 2): every
+    example that shows a move, an ack or a live entry agrees, and the socket's examples tell one
+    story (snapshot, the move sent, its event, its ack, a stale resend, a catch-up)."""
+    event = example("EventMsg")
+    assert event["version"] == event["data"]["ply"] + 2
+    assert event["state"]["ply_count"] == event["data"]["ply"]
+    ack_out = example("AckOut")
+    assert ack_out["version"] == ack_out["ply"] + 2
+    entry = example("LiveOut")["games"][0]
+    assert entry["version"] == entry["moves"] + 2
+    catchup = example("CatchupMsg")
+    versions = [e["version"] for e in catchup["events"]]
+    assert versions == list(range(catchup["since"] + 1, catchup["version"] + 1))
+    for e in catchup["events"]:
+        assert e["version"] == e["data"]["ply"] + 2
+    assert catchup["events"][-1]["data"] == event["data"]
+    assert catchup["state"]["ply_count"] == event["data"]["ply"]
+    snapshot = example("SnapshotMsg")
+    sent = json.loads(re.findall(r'^\| `(\{"type": "move".*?\})` \|', TEXT, re.MULTILINE)[0])
+    assert sent["version"] == snapshot["version"] == event["version"] - 1
+    assert sent["move"] == event["data"]["move"]
+    assert example("AckMsg")["version"] == event["version"]
+    assert example("StepsAnswerMsg")["version"] == snapshot["version"]
+    stale = example("ErrorMsg")
+    assert stale["version"] == event["version"]
+    assert stale["message"] == f"the game is at version {event['version']}, not {sent['version']}"
+    # The route headings' bodies agree with their answers too.
+    heading = re.search(r"`POST /api/games/\{id\}/moves` `(\{.*?\})`", TEXT)
+    assert heading is not None
+    body = json.loads(heading.group(1))
+    assert (body["version"], body["move"]) == (ack_out["version"] - 1, ack_out["move"])
+
+
+def test_the_client_message_table_says_which_fields_are_optional() -> None:
+    """Each row names every field of its message as required or optional, as the model has it."""
+    section = TEXT.split("### Client → server\n", 1)[1].split("\n### ", 1)[0]
+    for row, fields in re.findall(r"^\| `(\{.*?\})` \| (.*) \|$", section, re.MULTILINE):
+        message = CLIENT_MESSAGE.validate_python(json.loads(row))
+        model = type(message).model_fields
+        stated = dict(re.findall(r"`(\w+)` (required|optional)", fields))
+        expected = {
+            name: "required" if info.is_required() else "optional"
+            for name, info in model.items()
+            if name != "type"
+        }
+        assert stated == expected, (message.type, stated, expected)
