@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.domain.clock import idle_cutoff
 from app.domain.results import abandonment, resignation
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, not_found
 from app.models import Event, Game
 from app.repository import reads
 from app.runtime.rules import IllegalMoveError, InvalidMoveError
@@ -156,6 +156,9 @@ class PlayService:
     @staticmethod
     def _acting_seat(game: Game, visitor: Visitor) -> int:
         seat = game.seat_of(visitor.id)
+        if seat is None and not game.public:
+            # A stranger to a private game is not told it exists (its socket is refused alike).
+            raise not_found(game.id)
         if seat is None:
             raise AppError(ErrorCode.NOT_A_PLAYER, "spectators cannot play or resign in this game")
         if game.status == "waiting":
