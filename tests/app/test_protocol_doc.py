@@ -372,3 +372,17 @@ async def created(visitor: TestVisitor, slug: str, options: dict[str, Any]) -> t
 
 def move(text: str, version: int, msg_id: str) -> dict[str, Any]:
     return {"type": "move", "move": text, "version": version, "msg_id": msg_id}
+
+
+def test_each_route_gives_its_errors_the_status_of_the_table() -> None:
+    """In every "Errors:" list, each code follows the HTTP status the error table gives it."""
+    codes = {code.value for code in ErrorCode}
+    lists = re.findall(r"Errors: (.*?)(?:\n\n|\n#)", TEXT, re.DOTALL)
+    assert len(lists) >= 8
+    for text in lists:
+        status = None
+        for number, code in re.findall(r"\b(\d{3})\b|`([a-z_]+)`", text):
+            if number:
+                status = int(number)
+            elif code in codes:
+                assert status == STATUS[ErrorCode(code)], (code, status, text[:60])
