@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.domain.clock import idle_cutoff
 from app.domain.results import abandonment, resignation
 from app.errors import AppError, ErrorCode, not_found
-from app.models import Event, Game
+from app.models import Game
 from app.repository import reads
 from app.runtime.rules import IllegalMoveError, InvalidMoveError
 from app.services.core import Core, Json, Position, Visitor, stale, to_the_end
@@ -156,8 +156,7 @@ class PlayService:
     @staticmethod
     def _acting_seat(game: Game, visitor: Visitor) -> int:
         seat = game.seat_of(visitor.id)
-        if seat is None and not game.public:
-            # A stranger to a private game is not told it exists (its socket is refused alike).
+        if seat is None and not game.public:  # a private game's existence is secret (issue 14)
             raise not_found(game.id)
         if seat is None:
             raise AppError(ErrorCode.NOT_A_PLAYER, "spectators cannot play or resign in this game")
@@ -176,7 +175,7 @@ class PlayService:
         if found is None:
             return None
         event, ack = found
-        if not await self._same(session, game, event, sent):
+        if not await self._same(session, game, event.kind, event.version, event.payload, sent):
             raise AppError(
                 ErrorCode.MSG_ID_REUSED,
                 f"message id {msg_id!r} already named another message in this game",
@@ -187,25 +186,28 @@ class PlayService:
             answer.update(ply=event.payload["ply"], move=event.payload["move"])
         return answer
 
-    async def _same(self, session: AsyncSession, game: Game, event: Event, sent: Sent) -> bool:
-        """Whether ``sent`` is the message that produced ``event``: the same kind, based on the
-        version before it (a resign may leave its version out), the same move."""
-        if event.kind != sent.kind:
+    async def _same(
+        self, session: AsyncSession, game: Game, kind: str, version: int, payload: Json, sent: Sent
+    ) -> bool:
+        """Whether ``sent`` is the message that produced the event (``kind``, ``version``,
+        ``payload``): the same kind, based on the version before it (a resign may leave its
+        version out), the same move."""
+        if kind != sent.kind:
             return False
-        if sent.version is not None and sent.version != event.version - 1:
+        if sent.version is not None and sent.version != version - 1:
             return False
-        if sent.kind != "move" or sent.text == event.payload["move"]:
+        if sent.kind != "move" or sent.text == payload["move"]:
             return True
         # Another spelling of the same move? Canonicalise it where it was played (rare: a client
         # retries the text it sent, which is the canonical one when it follows the protocol).
         core = self.core
         position = await core.position(session, game)
-        state = await core.rules.replay(position.rules, position.moves[: event.payload["ply"] - 1])
+        state = await core.rules.replay(position.rules, position.moves[: payload["ply"] - 1])
         try:
             canonical, _ = await core.rules.check_move(position.rules, state, sent.text or "")
         except (InvalidMoveError, IllegalMoveError):
             return False
-        return bool(canonical == event.payload["move"])
+        return bool(canonical == payload["move"])
 
     async def _after_race(
         self,
