@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -60,3 +60,18 @@ def make_engine(url: str) -> AsyncEngine:
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions that keep loaded objects usable after commit."""
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+async def read_one_snapshot(session: AsyncSession) -> None:
+    """Make every later read of ``session`` (until it ends) see the database at one instant.
+
+    Call it first, before the session has run anything. Without it each SELECT sees the commits
+    made before it ran, so a game row and its events read one after the other can disagree (the
+    row before a move, its events after it). PostgreSQL: a REPEATABLE READ transaction. SQLite:
+    the driver opens no transaction for a SELECT, so an explicit deferred ``BEGIN``; in WAL mode
+    the first read then fixes the snapshot and no writer is ever blocked.
+    """
+    if session.get_bind().dialect.name == "sqlite":
+        await session.execute(text("BEGIN"))
+    else:
+        await session.connection(execution_options={"isolation_level": "REPEATABLE READ"})

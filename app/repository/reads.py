@@ -61,6 +61,19 @@ async def events_after(session: AsyncSession, game_id: str, since: int) -> Seque
     return result.scalars().all()
 
 
+async def events_between(
+    session: AsyncSession, game_id: str, since: int, until: int
+) -> Sequence[Event]:
+    """A game's events with a version above ``since`` and up to ``until`` (the version of the game
+    row the caller read), in order: never an event the caller's game row does not hold yet."""
+    result = await session.execute(
+        select(Event)
+        .where(Event.game_id == game_id, Event.version > since, Event.version <= until)
+        .order_by(Event.version)
+    )
+    return result.scalars().all()
+
+
 async def open_games(session: AsyncSession, limit: int = 100) -> Sequence[Game]:
     """Public games waiting for an opponent, newest first."""
     result = await session.execute(

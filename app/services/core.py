@@ -10,12 +10,13 @@ so nobody hears of a move that could still be lost.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import re
 import secrets
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
@@ -23,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.config import Settings
+from app.db import read_one_snapshot
 from app.domain.clock import Clock
 from app.domain.results import Ending, Result, ending_values
 from app.errors import AppError, ErrorCode, not_found
@@ -141,10 +143,20 @@ class Core:
             self._cache.move_to_end(game.id)
             return cached
         rules = self.rules.rules(game.slug, game.options)
-        moves = tuple(await reads.move_texts(session, game.id))
+        # Outside a snapshot (see :meth:`consistent`) a move committed after the game row was read
+        # can show up here: the row's ply count says which moves its version holds.
+        moves = tuple(await reads.move_texts(session, game.id))[: game.ply_count]
         position = Position(game.version, rules, await self.rules.replay(rules, moves), moves)
         self.remember(game.id, position)
         return position
+
+    @contextlib.asynccontextmanager
+    async def consistent(self) -> AsyncIterator[AsyncSession]:
+        """A session whose reads all see the database at one instant: a game row, its events and
+        its moves that agree (a snapshot, a catch-up)."""
+        async with self.sessions() as session:
+            await read_one_snapshot(session)
+            yield session
 
     # --- loading and visibility ----------------------------------------------------------------
 

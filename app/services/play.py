@@ -9,6 +9,7 @@ so a chat line can never make a pending move stale.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -20,6 +21,15 @@ from app.models import Game
 from app.repository import reads
 from app.runtime.rules import IllegalMoveError, InvalidMoveError
 from app.services.core import Core, Json, Position, Visitor, stale, to_the_end
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What a client's move or resign asked for: a retry of it must ask for the same."""
+
+    kind: str
+    version: int | None
+    text: str | None = None
 
 
 class PlayService:
@@ -34,12 +44,13 @@ class PlayService:
     ) -> Json:
         """Validate and commit one move, then publish it; the ack the sender gets."""
         core = self.core
+        sent = Sent("move", version, text)
         async with core.lock(game_id), core.sessions() as session:
             game = await core.load(session, game_id)
             # A retried message was committed at its version, so the game has moved past it: only
             # then can it be a duplicate (this spares the lookup on the common path).
             if version != game.version or game.status != "active":
-                duplicate = await self._duplicate(session, game_id, visitor, msg_id)
+                duplicate = await self._duplicate(session, game, visitor, msg_id, sent)
                 if duplicate is not None:
                     return duplicate
             seat = self._acting_seat(game, visitor)
@@ -66,23 +77,26 @@ class PlayService:
             }
             after = Position(game.version, rules, new_state, (*position.moves, canonical))
             outcome = core.rules.outcome(rules, new_state)
-            if outcome is not None:
-                await core.finish(
-                    session,
-                    game,
-                    after,
-                    outcome,
-                    before=[move],
-                    values=values,
-                    visitor=visitor,
-                    msg_id=msg_id,
-                    move_row=(ply, canonical, seat),
-                )
-            else:
-                change = core.change(
-                    game, values, [move], visitor, msg_id, move_row=(ply, canonical, seat)
-                )
-                await core.advance(session, game, after, change)
+            try:
+                if outcome is not None:
+                    await core.finish(
+                        session,
+                        game,
+                        after,
+                        outcome,
+                        before=[move],
+                        values=values,
+                        visitor=visitor,
+                        msg_id=msg_id,
+                        move_row=(ply, canonical, seat),
+                    )
+                else:
+                    change = core.change(
+                        game, values, [move], visitor, msg_id, move_row=(ply, canonical, seat)
+                    )
+                    await core.advance(session, game, after, change)
+            except AppError as exc:
+                return await self._after_race(session, game_id, visitor, msg_id, sent, exc)
         return {"version": game.version, "ply": ply, "move": canonical, "duplicate": False}
 
     @to_the_end
@@ -91,9 +105,10 @@ class PlayService:
     ) -> Json:
         """The visitor's seat gives up; the other seat wins."""
         core = self.core
+        sent = Sent("resign", version)
         async with core.lock(game_id), core.sessions() as session:
             game = await core.load(session, game_id)
-            duplicate = await self._duplicate(session, game_id, visitor, msg_id)
+            duplicate = await self._duplicate(session, game, visitor, msg_id, sent)
             if duplicate is not None:
                 return duplicate
             seat = self._acting_seat(game, visitor)
@@ -101,15 +116,18 @@ class PlayService:
                 raise stale(game.version, version)
             position = await core.position(session, game)
             colours = core.rules.view(position.rules, position.state)["colours"]
-            await core.finish(
-                session,
-                game,
-                position,
-                resignation(seat, colours),
-                before=[("resign", {"seat": seat})],
-                visitor=visitor,
-                msg_id=msg_id,
-            )
+            try:
+                await core.finish(
+                    session,
+                    game,
+                    position,
+                    resignation(seat, colours),
+                    before=[("resign", {"seat": seat})],
+                    visitor=visitor,
+                    msg_id=msg_id,
+                )
+            except AppError as exc:
+                return await self._after_race(session, game_id, visitor, msg_id, sent, exc)
         return {"version": game.version, "duplicate": False}
 
     async def abandon_idle(self, now: int | None = None) -> int:
@@ -148,15 +166,64 @@ class PlayService:
             raise AppError(ErrorCode.GAME_OVER, "this game is over")
         return seat
 
-    @staticmethod
     async def _duplicate(
-        session: AsyncSession, game_id: str, visitor: Visitor, msg_id: str
+        self, session: AsyncSession, game: Game, visitor: Visitor, msg_id: str, sent: Sent
     ) -> Json | None:
-        found = await reads.event_of_message(session, game_id, visitor.id, msg_id)
+        """The original answer if ``msg_id`` already produced this very message (a retry); None if
+        the id is new; ``msg_id_reused`` if it named another message (the game did not change)."""
+        found = await reads.event_of_message(session, game.id, visitor.id, msg_id)
         if found is None:
             return None
         event, ack = found
+        if not await self._same(session, game, event.kind, event.version, event.payload, sent):
+            raise AppError(
+                ErrorCode.MSG_ID_REUSED,
+                f"message id {msg_id!r} already named another message in this game",
+                version=game.version,
+            )
         answer: Json = {"version": ack, "duplicate": True}
         if event.kind == "move":
             answer.update(ply=event.payload["ply"], move=event.payload["move"])
         return answer
+
+    async def _same(
+        self, session: AsyncSession, game: Game, kind: str, version: int, payload: Json, sent: Sent
+    ) -> bool:
+        """Whether ``sent`` is the message that produced the event (``kind``, ``version``,
+        ``payload``): the same kind, based on the version before it (a resign may leave its
+        version out), the same move."""
+        if kind != sent.kind:
+            return False
+        if sent.version is not None and sent.version != version - 1:
+            return False
+        if sent.kind != "move" or sent.text == payload["move"]:
+            return True
+        # Another spelling of the same move? Canonicalise it where it was played (rare: a client
+        # retries the text it sent, which is the canonical one when it follows the protocol).
+        core = self.core
+        position = await core.position(session, game)
+        state = await core.rules.replay(position.rules, position.moves[: payload["ply"] - 1])
+        try:
+            canonical, _ = await core.rules.check_move(position.rules, state, sent.text or "")
+        except (InvalidMoveError, IllegalMoveError):
+            return False
+        return bool(canonical == payload["move"])
+
+    async def _after_race(
+        self,
+        session: AsyncSession,
+        game_id: str,
+        visitor: Visitor,
+        msg_id: str,
+        sent: Sent,
+        refusal: AppError,
+    ) -> Json:
+        """A change refused at commit: the same message may have been committed meanwhile by
+        another process (a retry sent to both); then its original answer, else ``refusal``."""
+        if refusal.code not in (ErrorCode.STALE_VERSION, ErrorCode.MSG_ID_REUSED):
+            raise refusal
+        current = await self.core.load(session, game_id)
+        duplicate = await self._duplicate(session, current, visitor, msg_id, sent)
+        if duplicate is None:
+            raise refusal
+        return duplicate

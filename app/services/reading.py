@@ -36,9 +36,9 @@ class ReadingService:
         return {"version": game.version, **steps.to_json()}
 
     async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
-        """Everything a game page needs, at the current version."""
+        """Everything a game page needs, at the current version (one snapshot of the database)."""
         core = self.core
-        async with core.sessions() as session:
+        async with core.consistent() as session:
             game = await core.visible(session, game_id, visitor, token)
             position = await core.position(session, game)
         view = core.rules.view(position.rules, position.state)
@@ -69,13 +69,17 @@ class ReadingService:
     async def catchup(
         self, game_id: str, since: int, visitor: Visitor | None, token: str | None
     ) -> Json | None:
-        """The events after ``since`` and the current state, or None when a snapshot is due."""
+        """The events after ``since`` and the current state, or None when a snapshot is due.
+
+        The game row, its events and its moves are read in one snapshot of the database, and
+        ``version`` is that row's: the socket forwards only later events, so none comes twice.
+        """
         core = self.core
-        async with core.sessions() as session:
+        async with core.consistent() as session:
             game = await core.visible(session, game_id, visitor, token)
             if since > game.version or game.version - since > core.settings.ws_resync_gap:
                 return None
-            events = await reads.events_after(session, game_id, since)
+            events = await reads.events_between(session, game_id, since, game.version)
             position = await core.position(session, game)
         return {
             "since": since,
