@@ -47,6 +47,18 @@ class Settings(BaseSettings):
     # milliseconds; rarer collections keep the move round trip short. Empty: Python's defaults.
     gc_thresholds: tuple[int, int, int] | None = (50_000, 50, 1000)
 
+    # Redis outages and presence (issue 14, package "redis"): the pub/sub listener reconnects
+    # after ``redis_backoff_min`` seconds, doubling up to ``redis_backoff_max``; a Redis command
+    # (a publish after a commit, presence) gives up after ``redis_timeout``; a new subscription
+    # waits at most ``redis_subscribe_timeout`` for Redis to confirm it. Each process's spectators
+    # count for ``presence_ttl`` seconds after its last refresh (every ``presence_refresh``).
+    redis_backoff_min: float = Field(default=0.1, gt=0)
+    redis_backoff_max: float = Field(default=2.0, gt=0)
+    redis_timeout: float = Field(default=2.0, gt=0)
+    redis_subscribe_timeout: float = Field(default=5.0, gt=0)
+    presence_ttl: float = Field(default=30.0, gt=0)
+    presence_refresh: float = Field(default=10.0, gt=0)
+
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""
         return self.database_url.startswith("sqlite")
