@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
-import signal
-import socket
-import subprocess
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
@@ -15,7 +11,8 @@ import pytest
 
 from app.runtime.hub import RESYNC, Hub, MemoryHub, RedisHub, Subscription
 from tests.support.gameplay import MovePicker, quick_game, start_game
-from tests.support.server import free_port, live_server
+from tests.support.redisserver import RedisServer, redis_server
+from tests.support.server import live_server
 from tests.support.wsclient import TestVisitor
 
 REDIS = "redis://127.0.0.1:6379/0"
@@ -107,46 +104,10 @@ async def test_two_processes_share_a_game_through_redis(database_url: str) -> No
 # --- Redis outages and presence that expires ------------------------------------------------------
 
 
-class RedisServer:
-    """A ``redis-server`` of the test's own on a free port, to kill (SIGKILL) and restart."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
-                *("--save", "", "--appendonly", "no"),
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-                return
-            time.sleep(0.02)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
-
-
 @pytest.fixture
 def own_redis() -> Iterator[RedisServer]:
-    server = RedisServer()
-    server.start()
-    try:
+    with redis_server() as server:
         yield server
-    finally:
-        server.kill()
 
 
 async def poll(condition: Callable[[], Awaitable[bool]], deadline: float = 20.0) -> None:
