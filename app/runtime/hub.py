@@ -32,6 +32,9 @@ QUEUE_LIMIT = 1000
 # starts with a letter.
 RESYNC = "resync"
 
+# Seconds a Redis command may take while Redis is known to be down (see RedisHub._budget).
+OUTAGE_COMMAND_TIMEOUT = 0.25
+
 log = logging.getLogger("hexmoot")
 
 
@@ -202,6 +205,7 @@ class RedisHub(Hub):
             health_check_interval=10,
         )
         self._prefix = prefix
+        self._timeout = timeout
         self._node = secrets.token_hex(8)  # this process, in presence keys
         self._backoff = (backoff_min, backoff_max)
         self._subscribe_timeout = subscribe_timeout
@@ -294,6 +298,11 @@ class RedisHub(Hub):
         else:
             log.warning("redis unreachable (%s: %s: %s); retrying", where, type(exc).__name__, exc)
 
+    def _budget(self) -> float:
+        """Seconds a command may take: short during a known outage, so that an unreachable Redis
+        (a lost host, not a refused connection) delays each ack by a fraction of a second only."""
+        return self._timeout if self._outage_since is None else OUTAGE_COMMAND_TIMEOUT
+
     def _recovered(self) -> None:
         if self._outage_since is not None:
             log.warning("redis reachable again after %.1f s", time.monotonic() - self._outage_since)
@@ -305,9 +314,11 @@ class RedisHub(Hub):
         await self.start()
         text = encode(message)
         try:
-            await self._redis.publish(self._prefix + channel, text)
+            async with asyncio.timeout(self._budget()):
+                await self._redis.publish(self._prefix + channel, text)
+            self._recovered()
             delivered = self.listening  # Redis brings it back to this process's subscribers
-        except (RedisError, OSError) as exc:
+        except (RedisError, OSError) as exc:  # TimeoutError included
             self._failed("publish", exc)
             delivered = False
         if not delivered:
@@ -382,18 +393,20 @@ class RedisHub(Hub):
         if not counter:
             del self._present[channel]
         try:
-            if before <= 0 < after:
-                await self._write_presence(channel, [member])
-            elif after <= 0 < before:
-                await self._redis.srem(self._members_key(channel, self._node), member)
-            return await self._count(channel)
+            async with asyncio.timeout(self._budget()):
+                if before <= 0 < after:
+                    await self._write_presence(channel, [member])
+                elif after <= 0 < before:
+                    await self._redis.srem(self._members_key(channel, self._node), member)
+                return await self._count(channel)
         except (RedisError, OSError) as exc:
             self._failed("presence", exc)
             return len(counter)
 
     async def presence_count(self, channel: str) -> int:
         try:
-            return await self._count(channel)
+            async with asyncio.timeout(self._budget()):
+                return await self._count(channel)
         except (RedisError, OSError) as exc:
             self._failed("presence", exc)
             return len(self._present.get(channel, ()))

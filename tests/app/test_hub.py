@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 
+from app.routes.ws import _forward
 from app.runtime.hub import RESYNC, Hub, MemoryHub, RedisHub, Subscription
 from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.redisserver import RedisServer, redis_server
@@ -213,3 +216,53 @@ async def _skip_to_resync(subscription: Subscription) -> bool:
             return True
         if text is None:
             return False
+
+
+class FakeSocket:
+    """What ``_forward`` needs of a socket: its version, and the messages it sends."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        self.sent: list[dict[str, Any]] = []
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+    async def close(self, code: int) -> None:
+        self.sent.append({"closed": code})
+
+
+async def test_a_socket_catches_up_from_the_database_where_events_may_be_missing() -> None:
+    """On RESYNC, and on an event that skips a version, the socket gets a catch-up read at that
+    moment; events it already holds are never sent again."""
+    reads: list[int] = []
+    socket = FakeSocket(version=3)
+    database_versions = iter([7, 10])  # the game's version at each catch-up read
+
+    async def resync() -> dict[str, Any]:
+        reads.append(socket.version)
+        version = next(database_versions)
+        return {"type": "catchup", "since": socket.version, "version": version, "events": []}
+
+    subscription = Subscription()
+    for text in (
+        '{"type":"event","version":4}',
+        RESYNC,  # the hub's pub/sub came back: versions 5 to 7 were committed meanwhile
+        '{"type":"event","version":6}',  # already in the catch-up: skipped
+        '{"type":"event","version":8}',
+        '{"type":"event","version":10}',  # 9 is missing: catch up instead
+        '{"type":"spectators","count":2}',
+    ):
+        subscription.push(text)
+    forward = asyncio.create_task(_forward(socket, subscription, resync))  # type: ignore[arg-type]
+
+    async def done() -> bool:
+        return len(socket.sent) == 5
+
+    await poll(done, deadline=5)
+    forward.cancel()
+    assert [m.get("version", m["type"]) for m in socket.sent] == [4, 7, 8, 10, "spectators"]
+    assert reads == [4, 8]

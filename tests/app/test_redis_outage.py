@@ -41,6 +41,7 @@ class Client:
     acks: dict[str, dict[str, Any]] = field(default_factory=dict)
     snapshots: int = 0
     base: int = 0  # the version of the snapshot
+    caught_up: int = 0  # events received in a catchup rather than live
     task: asyncio.Task[None] | None = None
 
     async def read(self) -> None:
@@ -52,6 +53,7 @@ class Client:
                 self.version = self.base = message["version"]
             elif kind == "catchup":
                 self.versions += [event["version"] for event in message["events"]]
+                self.caught_up += len(message["events"])
                 self.version = message["version"]
             elif kind == "event":
                 self.versions.append(message["version"])
@@ -217,6 +219,8 @@ async def test_a_redis_outage_mid_game_loses_nothing(
         snapshot = (await ann.http.get(f"/api/games/{game.game_id}")).json()
         assert snapshot["game"]["moves"] == game.acknowledged
         assert snapshot["version"] == game.version
+        # The sockets of the process that did not commit an outage move read it from the database.
+        assert any(client.caught_up for client in game.clients)
         for client in game.clients:
             assert client.snapshots == 1, client.name
             expected = list(range(client.base + 1, game.version + 1))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -9,7 +13,7 @@ import httpx
 import psutil
 
 from tests.support.databases import fresh_database
-from tests.support.server import LiveServer
+from tests.support.server import ROOT, LiveServer
 
 
 def test_a_killed_server_takes_its_rules_worker_with_it(tmp_path: Path) -> None:
@@ -47,3 +51,36 @@ def _alive(process: psutil.Process) -> bool:
         return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
     except psutil.NoSuchProcess:
         return False
+
+
+WATCHED_CHILD = (
+    "import sys; from app.runtime.rules import _watch_parent; _watch_parent(int(sys.argv[1]))"
+)
+PARENT = (
+    "import os, subprocess, sys, time\n"
+    f"child = subprocess.Popen([sys.executable, '-c', {WATCHED_CHILD!r}, str(os.getpid())])\n"
+    "print(child.pid, flush=True)\n"
+    "time.sleep(600)\n"
+)
+
+
+def test_without_the_kernels_help_an_orphaned_worker_notices_by_itself() -> None:
+    """The fallback for platforms without ``PR_SET_PDEATHSIG``: a thread watching the parent."""
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    child: psutil.Process | None = None
+    try:
+        assert parent.stdout is not None
+        child = psutil.Process(int(parent.stdout.readline()))
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 30
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _alive(child), "the orphaned worker lived on"
+    finally:
+        parent.kill()
+        if child is not None:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.kill()
