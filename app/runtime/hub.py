@@ -212,9 +212,8 @@ class RedisHub(Hub):
         self._presence_ttl_ms = max(1, int(presence_ttl * 1000))
         self._presence_refresh = presence_refresh
         self._local: dict[str, set[Subscription]] = {}
-        self._confirming: dict[
-            str, asyncio.Event
-        ] = {}  # first local subscriptions, being confirmed
+        # Channels whose first local subscription waits for Redis to confirm it.
+        self._confirming: dict[str, asyncio.Event] = {}
         self._pubsub: PubSub | None = None  # set while the listener is subscribed
         self._listening = asyncio.Event()  # the same, to wait for
         self._present: dict[str, Counter[str]] = {}  # this process's members per channel
@@ -267,6 +266,11 @@ class RedisHub(Hub):
                 if self._pubsub is pubsub:
                     self._pubsub = None
                     self._listening.clear()
+                # Subscriptions waiting for a confirmation that will not come go on now; their
+                # channels are resubscribed on reconnection, with RESYNC.
+                for waiting in self._confirming.values():
+                    waiting.set()
+                self._confirming.clear()
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(delay)
@@ -289,14 +293,15 @@ class RedisHub(Hub):
                     subscription.push(RESYNC)
 
     def _failed(self, where: str, exc: BaseException, unexpected: bool = False) -> None:
-        """Log the first failure of an outage (with a traceback if it is no connection fault)."""
+        """Log the first failure of an outage; a failure that is no Redis fault (a bug) is logged
+        every time, with its traceback."""
+        if unexpected:
+            log.error("redis: %s failed; retrying", where, exc_info=exc)
+            return
         if self._outage_since is not None:
             return
         self._outage_since = time.monotonic()
-        if unexpected:
-            log.exception("redis: %s failed; retrying", where)
-        else:
-            log.warning("redis unreachable (%s: %s: %s); retrying", where, type(exc).__name__, exc)
+        log.warning("redis unreachable (%s: %s: %s); retrying", where, type(exc).__name__, exc)
 
     def _budget(self) -> float:
         """Seconds a command may take: short during a known outage, so that an unreachable Redis
@@ -376,6 +381,8 @@ class RedisHub(Hub):
 
     # Presence ---------------------------------------------------------------------------------
 
+    # A channel's keys share the hash tag {channel}, so SUNION works on a Redis Cluster too.
+
     def _nodes_key(self, channel: str) -> str:
         return f"{self._prefix}presence:{{{channel}}}"
 
@@ -436,9 +443,13 @@ class RedisHub(Hub):
             await asyncio.sleep(self._presence_refresh)
             for channel, counter in list(self._present.items()):
                 try:
-                    await self._write_presence(channel, list(counter))
+                    async with asyncio.timeout(self._budget()):
+                        await self._write_presence(channel, list(counter))
                 except (RedisError, OSError) as exc:
                     self._failed("presence refresh", exc)
+                    break
+                except Exception as exc:  # a bug: logged, and the refresher goes on
+                    self._failed("presence refresh", exc, unexpected=True)
                     break
 
     # Health and shutdown ------------------------------------------------------------------------
@@ -462,7 +473,8 @@ class RedisHub(Hub):
         with contextlib.suppress(RedisError, OSError):
             mine = [self._members_key(channel, self._node) for channel in self._present]
             if mine:
-                await self._redis.delete(*mine)
+                async with asyncio.timeout(self._budget()):
+                    await self._redis.delete(*mine)
         await self._redis.aclose()
         await self._listener_redis.aclose()
 
