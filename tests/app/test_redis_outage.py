@@ -229,3 +229,47 @@ async def test_a_redis_outage_mid_game_loses_nothing(
         for client in game.clients:
             if client.task is not None:
                 client.task.cancel()
+
+
+async def test_the_spectators_of_a_killed_process_stop_counting(tmp_path: Path) -> None:
+    """A process killed outright leaves its presence keys behind; they expire, while the live
+    process keeps refreshing its own."""
+    env = {
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "REDIS_PREFIX": f"test-{secrets.token_hex(4)}:",
+        "PRESENCE_TTL": "1",
+        "PRESENCE_REFRESH": "0.2",
+    }
+    with fresh_database("postgres", tmp_path) as url:
+        live, doomed = LiveServer(url, env), LiveServer(url, env)
+        live.start()
+        doomed.start()
+        people: list[TestVisitor] = []
+        try:
+            for name, server in (("Ann", live), ("Bo", live), ("Dee", live), ("Fay", live)):
+                people.append(await TestVisitor(server.url).start(name))
+            people.append(await TestVisitor(doomed.url).start("Eve"))
+            ann, bo, dee, fay, eve = people
+            game_id = (await start_game(ann.http, bo.http, *quick_game()))["id"]
+
+            async def spectators() -> int:
+                count: int = (await ann.http.get(f"/api/games/{game_id}")).json()["spectators"]
+                return count
+
+            # The live process's spectators arrive first: unrefreshed, they would expire first.
+            for spectator in (dee, fay, eve):
+                await (await spectator.open(game_id)).expect("snapshot")
+            assert await spectators() == 3
+
+            doomed.kill()
+            end = time.monotonic() + DEADLINE
+            while (count := await spectators()) == 3:
+                assert time.monotonic() < end, "the killed process's spectator still counts"
+                await asyncio.sleep(0.05)
+            assert count == 2  # Dee and Fay, kept by their own process
+        finally:
+            for visitor in people:
+                with contextlib.suppress(Exception):
+                    await visitor.close()
+            doomed.kill()
+            live.stop()
