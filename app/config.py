@@ -6,6 +6,7 @@ import logging
 import secrets
 from functools import lru_cache
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 log = logging.getLogger("hexmoot")
@@ -69,6 +70,18 @@ class Settings(BaseSettings):
     public_origin: str | None = None
     # A cookie older than this (seconds) is reissued with a fresh issue time on the next request.
     cookie_reissue_after: float = 30 * 24 * 3600.0
+
+    # Redis outages and presence (issue 14, package "redis"): the pub/sub listener reconnects
+    # after ``redis_backoff_min`` seconds, doubling up to ``redis_backoff_max``; a Redis command
+    # (a publish after a commit, presence) gives up after ``redis_timeout``; a new subscription
+    # waits at most ``redis_subscribe_timeout`` for Redis to confirm it. Each process's spectators
+    # count for ``presence_ttl`` seconds after its last refresh (every ``presence_refresh``).
+    redis_backoff_min: float = Field(default=0.1, gt=0)
+    redis_backoff_max: float = Field(default=2.0, gt=0)
+    redis_timeout: float = Field(default=2.0, gt=0)
+    redis_subscribe_timeout: float = Field(default=5.0, gt=0)
+    presence_ttl: float = Field(default=30.0, gt=0)
+    presence_refresh: float = Field(default=10.0, gt=0)
 
     def secure_cookies(self) -> bool:
         """Whether the guest cookie carries ``Secure``: COOKIE_SECURE, else an https PUBLIC_ORIGIN."""

@@ -37,7 +37,17 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = make_engine(settings.database_url)
-        hub = make_hub(settings.redis_url, settings.redis_prefix)
+        hub = make_hub(
+            settings.redis_url,
+            settings.redis_prefix,
+            backoff_min=settings.redis_backoff_min,
+            backoff_max=settings.redis_backoff_max,
+            timeout=settings.redis_timeout,
+            subscribe_timeout=settings.redis_subscribe_timeout,
+            presence_ttl=settings.presence_ttl,
+            presence_refresh=settings.presence_refresh,
+        )
+        await hub.start()  # the Redis listener and presence refresher, before the first socket
         app.state.engine = engine
         app.state.sessionmaker = make_sessionmaker(engine)
         app.state.hub = hub

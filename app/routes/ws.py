@@ -23,7 +23,7 @@ from app.config import Settings
 from app.errors import AppError, ErrorCode
 from app.identity import default_name
 from app.parsing import TOO_DEEP, json_fault, natural
-from app.runtime.hub import LIVE_CHANNEL, Hub, Subscription, encode, game_channel
+from app.runtime.hub import LIVE_CHANNEL, RESYNC, Hub, Subscription, encode, game_channel
 from app.schemas.messages import (
     CLIENT_MESSAGE,
     ClientMessage,
@@ -157,20 +157,52 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-async def _forward(socket: Socket, subscription: Subscription) -> None:
-    """Send what the hub publishes, skipping events the socket already has."""
+Resync = Callable[[], Awaitable[dict[str, Any]]]
+
+
+async def _forward(
+    socket: Socket, subscription: Subscription, resync: Resync | None = None
+) -> None:
+    """Send what the hub publishes, skipping events the socket already has.
+
+    Where messages may have been lost, the socket catches up from the database instead: when the
+    hub says so (:data:`RESYNC`: its pub/sub came back after an outage), and when an event skips
+    a version (a gap: the events of two processes crossed, or one was published during an
+    outage). ``resync()`` reads the message to send then: a ``catchup`` from ``socket.version``
+    (or a ``snapshot``) on a game socket, the ``live`` list on the live socket. Every event after
+    that message's version still comes live, and nothing at or before it is sent again.
+    """
     while True:
         text = await subscription.get()
         if text is None:
             await socket.close(CLOSE_SLOW)
             return
+        if text == RESYNC:
+            if resync is not None:
+                await _send_resync(socket, resync)
+            continue
         match = _EVENT_VERSION.match(text)
         if match is not None:
             version = int(match.group(1))
             if version <= socket.version:
                 continue
+            if version > socket.version + 1 and resync is not None:
+                await _send_resync(socket, resync)  # it holds this event too
+                continue
             socket.version = version
         await socket.send_text(text)
+
+
+async def _live_list(service: GameService) -> dict[str, Any]:
+    """The live socket's first message, sent again to resync it."""
+    return {"type": "live", "games": await service.live_games()}
+
+
+async def _send_resync(socket: Socket, resync: Resync) -> None:
+    message = await resync()
+    if isinstance(message.get("version"), int):
+        socket.version = message["version"]
+    await socket.send(message)
 
 
 async def _run_both(first: Awaitable[Any], second: Awaitable[Any]) -> None:
@@ -261,7 +293,13 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 await hub.publish(channel, {"type": "spectators", "count": first["spectators"]})
             try:
                 await _run_both(
-                    _forward(socket, subscription),
+                    _forward(
+                        socket,
+                        subscription,
+                        lambda: _first_message(
+                            service, game_id, visitor, token, str(socket.version)
+                        ),
+                    ),
                     _game_reader(socket, service, game_id, visitor, token),
                 )
             finally:
@@ -332,7 +370,9 @@ async def live_socket(websocket: WebSocket) -> None:
     async def body(socket: Socket, _visitor: Visitor) -> None:
         async with hub.subscribe(LIVE_CHANNEL) as subscription:
             await socket.send({"type": "live", "games": await service.live_games()})
-            await _run_both(_forward(socket, subscription), _live_reader(socket))
+            await _run_both(
+                _forward(socket, subscription, lambda: _live_list(service)), _live_reader(socket)
+            )
 
     await _with_socket_quota(websocket, body)
 

@@ -3,8 +3,8 @@
 ``publish(channel, message)`` sends a JSON message to every subscriber of ``channel`` (in any
 process, once a shared backend is used); ``subscribe(channel)`` yields them in publish order.
 Presence (who watches a channel) is counted here for the same reason. ``MemoryHub`` serves one
-process; a Redis backend (PUBLISH/SUBSCRIBE and a hash per channel for presence) will implement the
-same ``Hub`` interface when the site runs on several processes.
+process; :class:`RedisHub` (PUBLISH/SUBSCRIBE, presence in expiring keys) serves several, and
+survives Redis going away and coming back.
 """
 
 from __future__ import annotations
@@ -12,13 +12,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
+import secrets
+import time
 from abc import ABC, abstractmethod
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from redis.exceptions import RedisError
+
+if TYPE_CHECKING:
+    from redis.asyncio.client import PubSub
 
 QUEUE_LIMIT = 1000
+# Queued to every subscription that may have missed messages (its channel was resubscribed after a
+# pub/sub outage): the reader catches up from the database. Never sent to a client; no JSON message
+# starts with a letter.
+RESYNC = "resync"
+
+# Seconds a Redis command may take while Redis is known to be down (see RedisHub._budget).
+OUTAGE_COMMAND_TIMEOUT = 0.25
+
+log = logging.getLogger("hexmoot")
 
 
 def encode(message: Mapping[str, Any]) -> str:
@@ -73,6 +90,14 @@ class Hub(ABC):
     @abstractmethod
     async def presence_count(self, channel: str) -> int:
         """How many distinct members are present on ``channel``."""
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Start background work (a backend also starts it on first use)."""
+
+    async def health(self) -> dict[str, Any] | None:
+        """The backend's health for ``/healthz`` (``ok`` first), or None when there is no
+        separate service to check."""
+        return None
 
     async def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources."""
@@ -129,83 +154,332 @@ LIVE_CHANNEL = "live"
 
 
 class RedisHub(Hub):
-    """The several-process backend: Redis PUBLISH/SUBSCRIBE, presence in one hash per channel.
+    """The several-process backend: Redis PUBLISH/SUBSCRIBE, presence in keys that expire.
 
     One Redis subscription per process fans messages out to the local subscribers, so a
     thousand sockets on one game cost Redis one subscriber, not a thousand.
+
+    Redis may go away and come back. The listener then reconnects with capped exponential backoff
+    and resubscribes every channel that still has local subscribers; each of those subscribers
+    gets :data:`RESYNC` once its channel is live again, to catch up from the database. While
+    Redis is down, ``publish`` delivers to this process's own subscribers (and never raises: the
+    change it announces is committed), ``subscribe`` registers locally at once, and presence
+    counts this process's members only. Each failure is logged once per outage, and the recovery.
+
+    Presence: each process keeps its members of a channel in a set of its own that expires after
+    ``presence_ttl`` seconds unless the process refreshes it (every ``presence_refresh``), so the
+    spectators of a crashed process stop counting; a set per channel names the processes.
     """
 
-    def __init__(self, url: str, prefix: str = "hexmoot:") -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str = "hexmoot:",
+        *,
+        backoff_min: float = 0.1,
+        backoff_max: float = 2.0,
+        timeout: float = 2.0,
+        subscribe_timeout: float = 5.0,
+        presence_ttl: float = 30.0,
+        presence_refresh: float = 10.0,
+    ) -> None:
         import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
-        self._redis = aioredis.Redis.from_url(url, decode_responses=True)
-        self._pubsub = self._redis.pubsub()
+        # Commands get one immediate retry (a pooled connection may predate a Redis restart) and
+        # a socket timeout, so an unreachable Redis cannot hold up a move's ack for long.
+        self._redis = aioredis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=timeout,
+            socket_timeout=timeout,
+            retry=Retry(NoBackoff(), 1),
+        )
+        # The listener's connection reconnects only through the listener, which knows to resync.
+        self._listener_redis = aioredis.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=timeout,
+            retry=Retry(NoBackoff(), 0),
+            health_check_interval=10,
+        )
         self._prefix = prefix
+        self._timeout = timeout
+        self._node = secrets.token_hex(8)  # this process, in presence keys
+        self._backoff = (backoff_min, backoff_max)
+        self._subscribe_timeout = subscribe_timeout
+        self._presence_ttl_ms = max(1, int(presence_ttl * 1000))
+        self._presence_refresh = presence_refresh
         self._local: dict[str, set[Subscription]] = {}
-        self._listener: asyncio.Task[None] | None = None
-        self._confirmed: dict[str, asyncio.Event] = {}
+        # Channels whose first local subscription waits for Redis to confirm it.
+        self._confirming: dict[str, asyncio.Event] = {}
+        self._pubsub: PubSub | None = None  # set while the listener is subscribed
+        self._listening = asyncio.Event()  # the same, to wait for
+        self._present: dict[str, Counter[str]] = {}  # this process's members per channel
+        self._tasks: list[asyncio.Task[None]] = []
+        self._outage_since: float | None = None
 
-    async def publish(self, channel: str, message: Mapping[str, Any]) -> None:
-        await self._redis.publish(self._prefix + channel, encode(message))
+    # The listener -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the listener and the presence refresher (also done on first use)."""
+        if not self._tasks:
+            self._tasks = [
+                asyncio.create_task(self._listen()),
+                asyncio.create_task(self._refresh_presence()),
+            ]
+
+    @property
+    def listening(self) -> bool:
+        """Whether the listener is subscribed right now."""
+        return self._pubsub is not None
 
     async def _listen(self) -> None:
+        """Receive forever: reconnect with backoff after any failure, never die silently."""
+        delay = self._backoff[0]
         while True:
-            if not self._pubsub.subscribed:
-                await asyncio.sleep(0.05)
-                continue
-            item = await self._pubsub.get_message(timeout=1.0)
-            if item is None:
-                continue
-            channel = str(item["channel"])[len(self._prefix) :]
-            if item.get("type") == "subscribe" and channel in self._confirmed:
-                self._confirmed.pop(channel).set()
-            if item.get("type") != "message":
-                continue
+            pubsub = self._listener_redis.pubsub()
+            try:
+                # A channel of this process's own keeps the connection subscribed when no game is.
+                await pubsub.subscribe(f"{self._prefix}hub:{self._node}")
+                # From here on subscribe() subscribes new channels itself; the ones before are
+                # resubscribed now (no await between the two lines: none can slip between).
+                self._pubsub = pubsub
+                self._listening.set()
+                channels = [self._prefix + channel for channel in self._local]
+                if channels:
+                    await pubsub.subscribe(*channels)
+                self._recovered()
+                delay = self._backoff[0]
+                while True:
+                    item = await pubsub.get_message(timeout=1.0)
+                    if item is not None:
+                        self._dispatch(item)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                self._failed("the pub/sub listener", exc)
+            except Exception as exc:  # a bug: logged with its traceback, and the listener goes on
+                self._failed("the pub/sub listener", exc, unexpected=True)
+            finally:
+                if self._pubsub is pubsub:
+                    self._pubsub = None
+                    self._listening.clear()
+                # Subscriptions waiting for a confirmation that will not come go on now; their
+                # channels are resubscribed on reconnection, with RESYNC.
+                for waiting in self._confirming.values():
+                    waiting.set()
+                self._confirming.clear()
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self._backoff[1])
+
+    def _dispatch(self, item: Mapping[str, Any]) -> None:
+        channel = str(item["channel"])[len(self._prefix) :]
+        kind = item.get("type")
+        if kind == "message":
             for subscription in self._local.get(channel, ()):
                 subscription.push(str(item["data"]))
+        elif kind == "subscribe":
+            waiting = self._confirming.pop(channel, None)
+            if waiting is not None:
+                waiting.set()  # a first subscription: its caller reads the database after this
+            else:
+                # A resubscription (after an outage, or a confirmation that came too late):
+                # messages may have been missed before this point, none after it.
+                for subscription in self._local.get(channel, ()):
+                    subscription.push(RESYNC)
+
+    def _failed(self, where: str, exc: BaseException, unexpected: bool = False) -> None:
+        """Log the first failure of an outage; a failure that is no Redis fault (a bug) is logged
+        every time, with its traceback."""
+        if unexpected:
+            log.error("redis: %s failed; retrying", where, exc_info=exc)
+            return
+        if self._outage_since is not None:
+            return
+        self._outage_since = time.monotonic()
+        log.warning("redis unreachable (%s: %s: %s); retrying", where, type(exc).__name__, exc)
+
+    def _budget(self) -> float:
+        """Seconds a command may take: short during a known outage, so that an unreachable Redis
+        (a lost host, not a refused connection) delays each ack by a fraction of a second only."""
+        return self._timeout if self._outage_since is None else OUTAGE_COMMAND_TIMEOUT
+
+    def _recovered(self) -> None:
+        if self._outage_since is not None:
+            log.warning("redis reachable again after %.1f s", time.monotonic() - self._outage_since)
+            self._outage_since = None
+
+    # Publish and subscribe ------------------------------------------------------------------
+
+    async def publish(self, channel: str, message: Mapping[str, Any]) -> None:
+        await self.start()
+        text = encode(message)
+        try:
+            async with asyncio.timeout(self._budget()):
+                await self._redis.publish(self._prefix + channel, text)
+            self._recovered()
+            delivered = self.listening  # Redis brings it back to this process's subscribers
+        except (RedisError, OSError) as exc:  # TimeoutError included
+            self._failed("publish", exc)
+            delivered = False
+        if not delivered:
+            for subscription in self._local.get(channel, ()):
+                subscription.push(text)
 
     @asynccontextmanager
     async def subscribe(self, channel: str) -> AsyncIterator[Subscription]:
+        await self.start()
+        if self._pubsub is None and self._outage_since is None:
+            # The listener is starting: give it a moment (a known outage gets none).
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self._subscribe_timeout):
+                    await self._listening.wait()
         subscription = Subscription()
         local = self._local.setdefault(channel, set())
         fresh = not local
         local.add(subscription)
-        if fresh:
-            # Wait for Redis to confirm: a message published before that would be lost, while
-            # the caller reads its snapshot after subscribing and trusts nothing falls between.
-            confirmed = self._confirmed.setdefault(channel, asyncio.Event())
-            await self._pubsub.subscribe(self._prefix + channel)
-            if self._listener is None:
-                self._listener = asyncio.create_task(self._listen())
-            await asyncio.wait_for(confirmed.wait(), 10)
-        elif channel in self._confirmed:  # another local subscriber is still being confirmed
-            await asyncio.wait_for(self._confirmed[channel].wait(), 10)
         try:
+            pubsub = self._pubsub
+            if fresh and pubsub is not None:
+                # Wait for Redis to confirm: a message published before that would be lost, while
+                # the caller reads its snapshot after subscribing and trusts nothing falls between.
+                confirmed = self._confirming.setdefault(channel, asyncio.Event())
+                await self._confirm(pubsub, channel, confirmed)
+            elif channel in self._confirming:  # another local subscriber is still being confirmed
+                await self._confirm(None, channel, self._confirming[channel])
+            # Else Redis is down: the listener subscribes the channel when it is back, and the
+            # subscription then gets RESYNC.
             yield subscription
         finally:
             local.discard(subscription)
-            if not local:
+            if not local and self._local.get(channel) is local:
                 del self._local[channel]
-                await self._pubsub.unsubscribe(self._prefix + channel)
+                self._confirming.pop(channel, None)
+                pubsub = self._pubsub
+                if pubsub is not None:
+                    try:
+                        await pubsub.unsubscribe(self._prefix + channel)
+                    except (RedisError, OSError) as exc:
+                        self._failed("unsubscribe", exc)
+
+    async def _confirm(self, pubsub: PubSub | None, channel: str, confirmed: asyncio.Event) -> None:
+        """Subscribe (if ``pubsub``) and wait a bounded time for the confirmation; past that, or if
+        Redis fails meanwhile, go on: the late confirmation will send RESYNC."""
+        try:
+            async with asyncio.timeout(self._subscribe_timeout):
+                if pubsub is not None:
+                    await pubsub.subscribe(self._prefix + channel)
+                await confirmed.wait()
+        except (RedisError, OSError) as exc:  # TimeoutError included
+            if self._confirming.get(channel) is confirmed:
+                del self._confirming[channel]
+            self._failed("subscribe", exc)
+
+    # Presence ---------------------------------------------------------------------------------
+
+    # A channel's keys share the hash tag {channel}, so SUNION works on a Redis Cluster too.
+
+    def _nodes_key(self, channel: str) -> str:
+        return f"{self._prefix}presence:{{{channel}}}"
+
+    def _members_key(self, channel: str, node: str) -> str:
+        return f"{self._prefix}presence:{{{channel}}}:{node}"
 
     async def presence(self, channel: str, member: str, delta: int) -> int:
-        key = f"{self._prefix}presence:{channel}"
-        if await self._redis.hincrby(key, member, delta) <= 0:
-            await self._redis.hdel(key, member)
-        return int(await self._redis.hlen(key))
+        await self.start()
+        counter = self._present.setdefault(channel, Counter())
+        before = counter[member]
+        counter[member] += delta
+        after = counter[member]
+        if after <= 0:
+            del counter[member]
+        if not counter:
+            del self._present[channel]
+        try:
+            async with asyncio.timeout(self._budget()):
+                if before <= 0 < after:
+                    await self._write_presence(channel, [member])
+                elif after <= 0 < before:
+                    await self._redis.srem(self._members_key(channel, self._node), member)
+                return await self._count(channel)
+        except (RedisError, OSError) as exc:
+            self._failed("presence", exc)
+            return len(counter)
 
     async def presence_count(self, channel: str) -> int:
-        return int(await self._redis.hlen(f"{self._prefix}presence:{channel}"))
+        try:
+            async with asyncio.timeout(self._budget()):
+                return await self._count(channel)
+        except (RedisError, OSError) as exc:
+            self._failed("presence", exc)
+            return len(self._present.get(channel, ()))
+
+    async def _count(self, channel: str) -> int:
+        nodes = await self._redis.smembers(self._nodes_key(channel))
+        if not nodes:
+            return 0
+        keys = [self._members_key(channel, str(node)) for node in sorted(nodes)]
+        return len(await self._redis.sunion(keys))
+
+    async def _write_presence(self, channel: str, members: list[str]) -> None:
+        """Add ``members`` to this process's set for ``channel`` and restart both keys' TTLs."""
+        ttl = self._presence_ttl_ms
+        mine = self._members_key(channel, self._node)
+        nodes = self._nodes_key(channel)
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.sadd(mine, *members)
+            pipe.pexpire(mine, ttl)
+            pipe.sadd(nodes, self._node)
+            pipe.pexpire(nodes, ttl)
+            await pipe.execute()
+
+    async def _refresh_presence(self) -> None:
+        """Keep this process's presence alive (and restore it after Redis lost it)."""
+        while True:
+            await asyncio.sleep(self._presence_refresh)
+            for channel, counter in list(self._present.items()):
+                try:
+                    async with asyncio.timeout(self._budget()):
+                        await self._write_presence(channel, list(counter))
+                except (RedisError, OSError) as exc:
+                    self._failed("presence refresh", exc)
+                    break
+                except Exception as exc:  # a bug: logged, and the refresher goes on
+                    self._failed("presence refresh", exc, unexpected=True)
+                    break
+
+    # Health and shutdown ------------------------------------------------------------------------
+
+    async def health(self) -> dict[str, Any] | None:
+        await self.start()
+        try:
+            async with asyncio.timeout(self._subscribe_timeout):
+                answered = bool(await self._redis.ping())
+        except (RedisError, OSError):
+            answered = False
+        return {"ok": answered and self.listening, "listener": self.listening}
 
     async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
-        await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+                await task
+        # This process's spectators leave with it.
+        with contextlib.suppress(RedisError, OSError):
+            mine = [self._members_key(channel, self._node) for channel in self._present]
+            if mine:
+                async with asyncio.timeout(self._budget()):
+                    await self._redis.delete(*mine)
         await self._redis.aclose()
+        await self._listener_redis.aclose()
 
 
-def make_hub(redis_url: str | None, prefix: str = "hexmoot:") -> Hub:
-    """The hub for this deployment: Redis when a URL is configured, else in-memory."""
-    return RedisHub(redis_url, prefix) if redis_url else MemoryHub()
+def make_hub(redis_url: str | None, prefix: str = "hexmoot:", **options: float) -> Hub:
+    """The hub for this deployment: Redis when a URL is configured (``options`` are
+    :class:`RedisHub`'s), else in-memory."""
+    return RedisHub(redis_url, prefix, **options) if redis_url else MemoryHub()

@@ -19,8 +19,15 @@ app imports ``games``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import functools
 import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -217,6 +224,35 @@ def _views_with(rules: Rules[Any, Any], moves: list[str]) -> list[Json] | _Faile
     return views
 
 
+# --- the worker's start: it must not outlive the server -------------------------------------------
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+ORPHAN_CHECK_EVERY = 1.0  # seconds, where the kernel cannot tell the worker itself
+
+
+def _die_with_parent(parent: int) -> None:
+    """The pool's initializer: end this worker when the server process ends, even by SIGKILL.
+
+    A server killed outright runs no shutdown code, and its worker, blocked waiting for work,
+    would live on. On Linux the kernel sends the worker SIGKILL when its parent dies
+    (``PR_SET_PDEATHSIG``); elsewhere a daemon thread notices that the worker was re-parented.
+    """
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the parent died before the request took effect
+                    os._exit(1)
+                return
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_EVERY)
+    os._exit(1)
+
+
 # --- the runner ----------------------------------------------------------------------------------
 
 
@@ -381,7 +417,10 @@ class RulesRunner:
         if self._executor is None:
             # spawn, not fork: this process already runs threads (SQLite's, the writer's).
             self._executor = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("spawn")
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_die_with_parent,
+                initargs=(os.getpid(),),
             )
         return self._executor
 

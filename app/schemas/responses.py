@@ -273,11 +273,21 @@ class DatabaseStatus(Out):
     error: str | None = None
 
 
+class RedisStatus(Out):
+    """Whether Redis answers a PING with its pub/sub listener subscribed (``ok``), and the
+    listener alone (``listener``: false while it reconnects)."""
+
+    ok: bool
+    listener: bool
+
+
 class HealthOut(Out):
-    """``ok`` with status 200, ``degraded`` with status 503."""
+    """``ok`` (200) when every dependency is; ``degraded`` when one is not: 503 if the database is
+    down, 200 if only Redis is (the process still serves, on its own)."""
 
     status: Literal["ok", "degraded"]
     database: DatabaseStatus
+    redis: RedisStatus | None = None  # null without REDIS_URL
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 
-from app.runtime.hub import Hub, MemoryHub, RedisHub, Subscription
+from app.routes.ws import _forward
+from app.runtime.hub import RESYNC, Hub, MemoryHub, RedisHub, Subscription
 from tests.support.gameplay import MovePicker, quick_game, start_game
+from tests.support.redisserver import RedisServer, redis_server
 from tests.support.server import live_server
 from tests.support.wsclient import TestVisitor
 
@@ -97,3 +102,167 @@ async def test_two_processes_share_a_game_through_redis(database_url: str) -> No
         finally:
             for visitor in (ann, bo, watcher):
                 await visitor.close()
+
+
+# --- Redis outages and presence that expires ------------------------------------------------------
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    with redis_server() as server:
+        yield server
+
+
+async def poll(condition: Callable[[], Awaitable[bool]], deadline: float = 20.0) -> None:
+    """Wait until ``condition()`` holds, checking every 50 ms; fail after ``deadline`` seconds."""
+    end = time.monotonic() + deadline
+    while not await condition():
+        assert time.monotonic() < end, "the condition did not hold in time"
+        await asyncio.sleep(0.05)
+
+
+FAST = {"backoff_min": 0.05, "backoff_max": 0.2}
+
+
+async def test_the_hub_survives_a_redis_restart(own_redis: RedisServer) -> None:
+    prefix = f"test-{secrets.token_hex(4)}:"
+    first, second = RedisHub(own_redis.url, prefix, **FAST), RedisHub(own_redis.url, prefix, **FAST)
+    try:
+        async with first.subscribe("game:a") as a, second.subscribe("game:a") as b:
+            await second.publish("game:a", {"n": 1})
+            assert await next_text(a) == '{"n":1}' and await next_text(b) == '{"n":1}'
+            assert (await first.health() or {}).get("ok") is True
+
+            own_redis.kill()
+            # A publish after a commit never raises; this process's own subscribers still get it.
+            await first.publish("game:a", {"n": 2})
+            assert await next_text(a) == '{"n":2}'
+            await poll(lambda: _unhealthy(first))
+            # A new subscription during the outage is given at once, not after a 10 s wait.
+            async with asyncio.timeout(3), first.subscribe("game:c") as c:
+                pass
+            del c
+
+            own_redis.start()
+            # Every subscription that may have missed messages is told to resync, in order,
+            # once it is live again: everything published after the marker arrives.
+            for subscription in (a, b):
+                assert await _skip_to_resync(subscription)
+            await poll(lambda: _healthy(first))
+            await second.publish("game:a", {"n": 3})
+            await first.publish("game:a", {"n": 4})
+            for subscription in (a, b):
+                assert [await next_text(subscription) for _ in range(2)] == ['{"n":3}', '{"n":4}']
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_a_subscription_made_during_an_outage_goes_live_after_it(
+    own_redis: RedisServer,
+) -> None:
+    prefix = f"test-{secrets.token_hex(4)}:"
+    first, second = RedisHub(own_redis.url, prefix, **FAST), RedisHub(own_redis.url, prefix, **FAST)
+    try:
+        async with first.subscribe("game:warm"):
+            own_redis.kill()
+            await poll(lambda: _unhealthy(first))
+            async with first.subscribe("game:new") as fresh:
+                own_redis.start()
+                assert await _skip_to_resync(fresh)
+                await second.publish("game:new", {"n": 5})
+                assert await next_text(fresh) == '{"n":5}'
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_presence_of_a_process_that_stopped_refreshing_expires() -> None:
+    """A crashed process's spectators stop counting once its keys expire; a live one keeps its."""
+    prefix = f"test-{secrets.token_hex(4)}:"
+    ttl = {"presence_ttl": 1.0}
+    live = RedisHub(REDIS, prefix, presence_refresh=0.2, **ttl)
+    crashed = RedisHub(REDIS, prefix, presence_refresh=3600, **ttl)  # it never refreshes
+    try:
+        # The live process's members come first: were they not refreshed, they would go first.
+        assert await live.presence("game:t", "bo", +1) == 1
+        assert await live.presence("game:t", "cy", +1) == 2
+        assert await crashed.presence("game:t", "ann", +1) == 3
+
+        async def dropped() -> bool:
+            return await live.presence_count("game:t") < 3
+
+        await poll(dropped)
+        assert await live.presence_count("game:t") == 2
+        assert await crashed.presence_count("game:t") == 2
+    finally:
+        await live.close()
+        await crashed.close()
+
+
+async def _healthy(hub: Hub) -> bool:
+    return (await hub.health() or {}).get("ok") is True
+
+
+async def _unhealthy(hub: Hub) -> bool:
+    return not await _healthy(hub)
+
+
+async def _skip_to_resync(subscription: Subscription) -> bool:
+    """Read until the resync marker (messages before it may repeat what the database has)."""
+    while True:
+        text = await next_text(subscription)
+        if text == RESYNC:
+            return True
+        if text is None:
+            return False
+
+
+class FakeSocket:
+    """What ``_forward`` needs of a socket: its version, and the messages it sends."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        self.sent: list[dict[str, Any]] = []
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+
+    async def close(self, code: int) -> None:
+        self.sent.append({"closed": code})
+
+
+async def test_a_socket_catches_up_from_the_database_where_events_may_be_missing() -> None:
+    """On RESYNC, and on an event that skips a version, the socket gets a catch-up read at that
+    moment; events it already holds are never sent again."""
+    reads: list[int] = []
+    socket = FakeSocket(version=3)
+    database_versions = iter([7, 10])  # the game's version at each catch-up read
+
+    async def resync() -> dict[str, Any]:
+        reads.append(socket.version)
+        version = next(database_versions)
+        return {"type": "catchup", "since": socket.version, "version": version, "events": []}
+
+    subscription = Subscription()
+    for text in (
+        '{"type":"event","version":4}',
+        RESYNC,  # the hub's pub/sub came back: versions 5 to 7 were committed meanwhile
+        '{"type":"event","version":6}',  # already in the catch-up: skipped
+        '{"type":"event","version":8}',
+        '{"type":"event","version":10}',  # 9 is missing: catch up instead
+        '{"type":"spectators","count":2}',
+    ):
+        subscription.push(text)
+    forward = asyncio.create_task(_forward(socket, subscription, resync))  # type: ignore[arg-type]
+
+    async def done() -> bool:
+        return len(socket.sent) == 5
+
+    await poll(done, deadline=5)
+    forward.cancel()
+    assert [m.get("version", m["type"]) for m in socket.sent] == [4, 7, 8, 10, "spectators"]
+    assert reads == [4, 8]
