@@ -17,6 +17,7 @@ from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
 from app.domain.clock import Clock
+from app.http_limits import BodyLimit
 from app.identity import Signer
 from app.repository.writer import Writer
 from app.routes import api, health, pages, replay, ws
@@ -73,6 +74,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.add_middleware(
         GuestMiddleware, signer=Signer(settings.secret_key), secure=settings.cookie_secure
     )
+    app.add_middleware(BodyLimit)  # outermost: a body over its cap is refused before anything
 
     web_errors.install(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
