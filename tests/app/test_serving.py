@@ -10,7 +10,10 @@ process's resident set (psutil), measured around each flood.
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 
@@ -24,7 +27,7 @@ from app.errors import STATUS
 from app.schemas import ErrorOut
 from tests.app.conftest import ClientFactory
 from tests.support.databases import fresh_database
-from tests.support.server import LiveServer, live_server
+from tests.support.server import ROOT, LiveServer, free_port, live_server
 
 MiB = 1024 * 1024
 # Generous: how long a server may take to notice what it must notice (never a timing assertion).
@@ -358,3 +361,31 @@ async def test_an_error_quotes_no_more_than_an_excerpt_of_a_bad_value(
     assert len(response.content) < 400, response.text[:1000]
     assert "input" not in response.json()["error"]
     assert error.message
+
+
+# --- the other way to serve ------------------------------------------------------------------
+
+
+def test_the_factory_still_serves_with_plain_uvicorn(database_url: str) -> None:
+    """``uvicorn app.main:create_app --factory`` works too (without app.serve's limits, with the
+    app's own: the body caps)."""
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": "test-secret-key-0123456789ab"}
+    command = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory"]
+    command += ["--port", str(port), "--log-level", "warning"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    health: httpx.Response | None = None
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1.0)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.05)
+        assert health is not None and health.status_code == 200
+        big = httpx.put(f"http://127.0.0.1:{port}/api/me", content=b" " * 9000, headers=JSON)
+        assert_error(big, 413, "body_too_large")
+    finally:
+        process.terminate()
+        process.wait(timeout=DEADLINE)
