@@ -167,24 +167,29 @@ def excerpt(value: object, limit: int = EXCERPT_LENGTH) -> str:
 
 #: The longest message (or text field) an error carries.
 MAX_MESSAGE_LENGTH = 240
-_LONG_QUOTE = re.compile(f"'[^']{{{EXCERPT_LENGTH},}}'|\"[^\"]{{{EXCERPT_LENGTH},}}\"")
+_LONG_RUN = re.compile(
+    f"'[^']{{{EXCERPT_LENGTH},}}'|\"[^\"]{{{EXCERPT_LENGTH},}}\"|\\S{{{EXCERPT_LENGTH + 1},}}"
+)
 
 
 def bounded(message: str) -> str:
-    """``message`` with each quoted text longer than ``EXCERPT_LENGTH`` cut to its start and end,
-    then to ``MAX_MESSAGE_LENGTH`` characters: the net under every error, for the messages that
-    quote a value nobody cut before (the rules package's, which quote what they were given).
+    """``message`` with each quoted text, and each word, longer than ``EXCERPT_LENGTH`` cut to its
+    start and end, then to ``MAX_MESSAGE_LENGTH`` characters: the net under every error, for the
+    messages that quote a value nobody cut before (the rules package's, which quote what they were
+    given; a field named by the client).
 
     >>> bounded("unknown option '" + "x" * 1000 + "' (allowed: a, b)")
     "unknown option 'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxx' (allowed: a, b)"
+    >>> bounded("y" * 1000 + ": Extra inputs are not permitted")
+    'yyyyyyyyyyyyyyyyy...yyyyyyyyyyyyyyyyy: Extra inputs are not permitted'
     """
     half = (EXCERPT_LENGTH - 5) // 2
 
     def cut(match: re.Match[str]) -> str:
-        quoted = match.group()
-        return f"{quoted[: half + 1]}...{quoted[-half - 1 :]}"
+        run = match.group()  # a quoted text keeps its quotes
+        return f"{run[: half + 1]}...{run[-half - 1 :]}"
 
-    message = _LONG_QUOTE.sub(cut, message)
+    message = _LONG_RUN.sub(cut, message)
     if len(message) > MAX_MESSAGE_LENGTH:
         message = message[: MAX_MESSAGE_LENGTH - 3] + "..."
     return message

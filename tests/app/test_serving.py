@@ -10,6 +10,7 @@ process's resident set (psutil), measured around each flood.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -389,3 +390,13 @@ def test_the_factory_still_serves_with_plain_uvicorn(database_url: str) -> None:
     finally:
         process.terminate()
         process.wait(timeout=DEADLINE)
+
+
+async def test_a_socket_error_quotes_no_more_than_an_excerpt(server: LiveServer) -> None:
+    async with websockets.connect(server.ws_url + "/ws/live") as connection:
+        assert "live" in await connection.recv()
+        for message in ({"type": "x" * 15_000}, {"type": "ping", "y" * 15_000: 1}):
+            await connection.send(json.dumps(message))
+            answer = await connection.recv()
+            assert len(answer) < 400, answer[:1000]
+            assert json.loads(answer)["type"] == "error"
