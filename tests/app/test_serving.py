@@ -371,7 +371,11 @@ def test_the_factory_still_serves_with_plain_uvicorn(database_url: str) -> None:
     """``uvicorn app.main:create_app --factory`` works too (without app.serve's limits, with the
     app's own: the body caps)."""
     port = free_port()
-    env = {**os.environ, "DATABASE_URL": database_url, "SECRET_KEY": "test-secret-key-0123456789ab"}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "SECRET_KEY": "test-secret-key-0123456789abcdef",
+    }
     command = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory"]
     command += ["--port", str(port), "--log-level", "warning"]
     process = subprocess.Popen(command, cwd=ROOT, env=env)
