@@ -12,4 +12,5 @@ COPY static static
 RUN pip install --no-cache-dir --no-deps .
 ENV HOST=0.0.0.0 PORT=8000
 EXPOSE 8000
-CMD ["sh", "-c", "alembic upgrade head && uvicorn app.main:create_app --factory --host $HOST --port $PORT"]
+# The production configuration of uvicorn (app/serve.py), read from the environment's settings.
+CMD ["sh", "-c", "alembic upgrade head && exec python -m app.serve"]

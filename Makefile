@@ -18,10 +18,12 @@ export HOST PORT DATABASE_URL
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# Served as in production (`python -m app.serve`: timeouts, frame and body limits, redacted logs),
+# in the development mode (DEV_MODE=1).
 run: install  ## install, migrate the embedded SQLite database, serve http://HOST:PORT (127.0.0.1:8000)
 	@mkdir -p data
 	$(BIN)/alembic upgrade head
-	$(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT)
+	DEV_MODE=1 $(BIN)/python -m app.serve
 
 test: install-test browser services lint typecheck pytest  ## everything the tests need, then all checks and every test
 

@@ -119,6 +119,19 @@ class Settings(BaseSettings):
         )
         return self.secret_key
 
+    # Serving (app/serve.py: `python -m app.serve`, how uvicorn runs in production).
+    # Seconds a client has to send a request's head (request line and headers), counted from its
+    # connection or from the first byte of each request; a connection that takes longer is closed.
+    header_timeout: float = 10.0
+    # Seconds an idle keep-alive connection is kept open between two requests.
+    keep_alive_timeout: int = 5
+    # The proxies whose X-Forwarded-For and X-Forwarded-Proto headers are believed: IP addresses
+    # or networks, comma-separated ("127.0.0.1,10.0.0.0/8"), or "*". Empty (the default): nobody's,
+    # and the client's address is the connection's own.
+    forwarded_allow_ips: str = ""
+    # The server log's level ("info" shows one access line per request, join tokens redacted).
+    log_level: str = "info"
+
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""
         return self.database_url.startswith("sqlite")

@@ -7,6 +7,8 @@ same table, and ``tests/app/test_errors.py`` checks that the two agree.
 
 from __future__ import annotations
 
+import re
+import reprlib
 from enum import StrEnum
 from typing import Any
 
@@ -50,6 +52,8 @@ class ErrorCode(StrEnum):
     INVALID_RECORD = "invalid_record"
     UNFINISHED_RECORD = "unfinished_record"
     RECORD_TOO_LARGE = "record_too_large"
+    # request size (app/http_limits.py)
+    BODY_TOO_LARGE = "body_too_large"
     # the server's own fault or load
     RULES_TIMEOUT = "rules_timeout"
     INTERNAL_ERROR = "internal_error"
@@ -88,6 +92,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.INVALID_RECORD: 422,
     ErrorCode.UNFINISHED_RECORD: 422,
     ErrorCode.RECORD_TOO_LARGE: 413,
+    ErrorCode.BODY_TOO_LARGE: 413,
     ErrorCode.RULES_TIMEOUT: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }
@@ -121,9 +126,9 @@ class AppError(Exception):
             raise ValueError(
                 f"{self.code.value!r} is documented as HTTP {documented}, not {status}"
             )
-        self.message = message
+        self.message = bounded(message)
         self.status: int = status or documented or _WEBSOCKET_ONLY_STATUS
-        self.extra = extra
+        self.extra = {k: bounded(v) if isinstance(v, str) else v for k, v in extra.items()}
 
     def to_json(self) -> dict[str, Any]:
         """The ``error`` object of the protocol."""
@@ -132,4 +137,59 @@ class AppError(Exception):
 
 def not_found(game_id: str) -> AppError:
     """The game does not exist, or the caller may not see it (a private game's existence is secret)."""
-    return AppError(ErrorCode.GAME_NOT_FOUND, f"there is no game {game_id!r}")
+    return AppError(ErrorCode.GAME_NOT_FOUND, f"there is no game {excerpt(game_id)}")
+
+
+# --- Excerpts of client values (package "serving"): an error never echoes a whole input. --------
+
+#: How many characters of a client's value an error message quotes.
+EXCERPT_LENGTH = 40
+
+
+def excerpt(value: object, limit: int = EXCERPT_LENGTH) -> str:
+    """``repr(value)`` cut to about ``limit`` characters, for quoting a client's value in a message:
+    long text keeps its start and end, long lists and objects their first items.
+
+    >>> excerpt("exxit"), excerpt(7), excerpt(["a", "b"])
+    ("'exxit'", '7', "['a', 'b']")
+    >>> excerpt("x" * 10_000)
+    "'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxx'"
+    >>> len(excerpt({"k" * 100: ["v" * 100] * 100}, 40)) <= 40
+    True
+    """
+    cut = reprlib.Repr()
+    cut.maxlevel = 2
+    cut.maxdict = cut.maxlist = cut.maxtuple = cut.maxset = 4
+    cut.maxstring = cut.maxother = cut.maxlong = limit
+    text = cut.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: The longest message (or text field) an error carries.
+MAX_MESSAGE_LENGTH = 240
+_LONG_RUN = re.compile(
+    f"'[^']{{{EXCERPT_LENGTH},}}'|\"[^\"]{{{EXCERPT_LENGTH},}}\"|\\S{{{EXCERPT_LENGTH + 1},}}"
+)
+
+
+def bounded(message: str) -> str:
+    """``message`` with each quoted text, and each word, longer than ``EXCERPT_LENGTH`` cut to its
+    start and end, then to ``MAX_MESSAGE_LENGTH`` characters: the net under every error, for the
+    messages that quote a value nobody cut before (the rules package's, which quote what they were
+    given; a field named by the client).
+
+    >>> bounded("unknown option '" + "x" * 1000 + "' (allowed: a, b)")
+    "unknown option 'xxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxx' (allowed: a, b)"
+    >>> bounded("y" * 1000 + ": Extra inputs are not permitted")
+    'yyyyyyyyyyyyyyyyy...yyyyyyyyyyyyyyyyy: Extra inputs are not permitted'
+    """
+    half = (EXCERPT_LENGTH - 5) // 2
+
+    def cut(match: re.Match[str]) -> str:
+        run = match.group()  # a quoted text keeps its quotes
+        return f"{run[: half + 1]}...{run[-half - 1 :]}"
+
+    message = _LONG_RUN.sub(cut, message)
+    if len(message) > MAX_MESSAGE_LENGTH:
+        message = message[: MAX_MESSAGE_LENGTH - 3] + "..."
+    return message

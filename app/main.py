@@ -17,6 +17,7 @@ from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
 from app.domain.clock import Clock
+from app.http_limits import BodyLimit
 from app.identity import Signer
 from app.repository.writer import Writer
 from app.routes import api, health, pages, replay, ws
@@ -87,6 +88,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         now=lambda: clock.now() / 1000,
     )
     app.add_middleware(GuestMiddleware, signer=signer, secure=settings.secure_cookies())
+    app.add_middleware(BodyLimit)  # a body over its cap is refused before the app reads it
     security.install(app, settings)  # headers on every answer; websocket origins
 
     web_errors.install(app)

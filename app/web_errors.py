@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
-from app.errors import AppError, ErrorCode
+from app.errors import EXCERPT_LENGTH, AppError, ErrorCode, bounded
 
 _HTTP_CODES = {
     400: ErrorCode.BAD_REQUEST,
@@ -23,6 +23,7 @@ _HTTP_CODES = {
     405: ErrorCode.METHOD_NOT_ALLOWED,
 }
 _FRAMEWORK_422 = "#/components/schemas/HTTPValidationError"
+_ERROR_OUT = "#/components/schemas/ErrorOut"
 
 
 def error_response(error: AppError, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -37,11 +38,15 @@ async def app_error(_request: Request, exc: Exception) -> Response:
 
 
 async def invalid_request(_request: Request, exc: Exception) -> Response:
-    """The framework's validation of a body or parameter: ``bad_json`` or ``invalid_request``."""
+    """The framework's validation of a body or parameter: ``bad_json`` or ``invalid_request``.
+
+    Only the first error's place and message go back, never its ``input`` (the client's value), and
+    a place named by the client (an unknown key) is cut to an excerpt.
+    """
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
     first = errors[0] if errors else {"loc": (), "msg": "invalid", "type": ""}
-    loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    loc = [_cut(str(p)) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
     field = ".".join(loc) or None
     if first.get("type") == "json_invalid":
         return error_response(AppError(ErrorCode.BAD_JSON, "the body is not valid JSON"))
@@ -60,14 +65,23 @@ async def http_error(request: Request, exc: Exception) -> Response:
     code = _HTTP_CODES.get(status)
     if code is None:
         code = ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.BAD_REQUEST
+    path = _cut(request.url.path)
     if status == 404 and exc.detail == "Not Found":
-        message = f"there is nothing at {request.url.path}"
+        message = f"there is nothing at {path}"
     elif status == 405:
-        message = f"{request.url.path} does not take {request.method}"
+        message = f"{path} does not take {request.method}"
     else:
         message = str(exc.detail)
-    body = {"error": {"code": code.value, "message": message}}
+    body = {"error": {"code": code.value, "message": bounded(message)}}
     return JSONResponse(body, status_code=status, headers=exc.headers)
+
+
+def _cut(text: str) -> str:
+    """``text`` (a path, a key: the client's) cut to its start and end if it is long."""
+    if len(text) <= EXCERPT_LENGTH:
+        return text
+    half = (EXCERPT_LENGTH - 3) // 2
+    return f"{text[:half]}...{text[-half:]}"
 
 
 def _unreadable_json(cause: BaseException | None) -> bool:
@@ -93,13 +107,19 @@ async def unexpected(_request: Request, exc: Exception) -> Response:
 
 
 def _documented_errors(schema: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAPI document without the framework's ``{"detail": ...}`` 422 answers."""
+    """The OpenAPI document without the framework's ``{"detail": ...}`` 422 answers, and with the
+    413 of ``app/http_limits.py`` on every route that takes a body."""
     for operations in schema.get("paths", {}).values():
         for operation in operations.values():
             responses = operation.get("responses", {})
             answer = responses.get("422", {}).get("content", {}).get("application/json", {})
             if answer.get("schema", {}).get("$ref") == _FRAMEWORK_422:
                 del responses["422"]
+            if "requestBody" in operation and "413" not in responses:
+                responses["413"] = {
+                    "description": "The body is over this route's cap",
+                    "content": {"application/json": {"schema": {"$ref": _ERROR_OUT}}},
+                }
     components = schema.get("components", {}).get("schemas", {})
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.deps import ServiceDep, VisitorDep
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key
 from app.parsing import loads, natural
 from app.repository import ArchiveFilter
@@ -206,7 +206,7 @@ async def archive(
 ) -> dict[str, Any]:
     """Finished public games, newest first, filtered and cursor-paginated."""
     if game is not None and game not in installed():
-        raise AppError(ErrorCode.BAD_FILTER, f"unknown game {game!r}", field="game")
+        raise AppError(ErrorCode.BAD_FILTER, f"unknown game {excerpt(game)}", field="game")
     if result is not None and result not in ("1", "2", "draw"):
         raise AppError(
             ErrorCode.BAD_FILTER, f"result must be 1, 2 or draw, not {result!r}", field="result"

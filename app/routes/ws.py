@@ -20,7 +20,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from app.config import Settings
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name
 from app.parsing import TOO_DEEP, json_fault, natural
 from app.runtime.hub import LIVE_CHANNEL, RESYNC, Hub, Subscription, encode, game_channel
@@ -147,7 +147,7 @@ def _refusal(exc: ValidationError, kind: object) -> AppError:
     """The error for a message the union refused: its ``type`` is unknown, or a field is bad."""
     first = exc.errors()[0]
     if first["type"] in ("union_tag_not_found", "union_tag_invalid"):
-        return AppError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind!r}")
+        return AppError(ErrorCode.UNKNOWN_TYPE, f"unknown message type {excerpt(kind)}")
     # The location starts with the tag that chose the model: ("move", "version").
     field = ".".join(str(p) for p in first["loc"][1:])
     return AppError(ErrorCode.BAD_MESSAGE, f"{field}: {first['msg']}", field=field)

@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 import games
 import games.diagram
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, excerpt
 from games.base import OptionValue, Rules, Steps
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
 from games.record import check_result, make_record, replay_moves, rules_of
@@ -159,7 +159,7 @@ def _replay(rules: Rules[Any, Any], moves: Sequence[object]) -> tuple[Any, list[
     seats: list[int] = []
     for ply, text in enumerate(moves, start=1):
         if not isinstance(text, str):
-            raise RecordError(f"ply {ply}: a move must be text, not {text!r}", ply)
+            raise RecordError(f"ply {ply}: a move must be text, not {excerpt(text)}", ply)
         try:
             written, after = check_move(rules, state, text)
         except ValueError as exc:

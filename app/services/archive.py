@@ -6,7 +6,7 @@ import secrets
 from typing import Any
 
 from app.domain.results import result_key
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame
@@ -133,7 +133,7 @@ def _names(players: Any) -> dict[int, str]:
         if not isinstance(entry, dict) or entry.get("seat") not in (1, 2):
             raise AppError(
                 ErrorCode.INVALID_RECORD,
-                f"a player must be {{seat: 1|2, name}}, not {entry!r}",
+                f"a player must be {{seat: 1|2, name}}, not {excerpt(entry)}",
                 ply=None,
             )
         try:

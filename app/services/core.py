@@ -27,7 +27,7 @@ from app.config import Settings
 from app.db import read_one_snapshot
 from app.domain.clock import Clock
 from app.domain.results import Ending, Result, ending_values
-from app.errors import AppError, ErrorCode, not_found
+from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import Game
 from app.repository import reads
 from app.repository.writer import Stale, Writer
@@ -314,7 +314,7 @@ class Core:
                 # message id already names an earlier, different message of this game.
                 raise AppError(
                     ErrorCode.MSG_ID_REUSED,
-                    f"message id {msg_id!r} already named another message in this game",
+                    f"message id {excerpt(msg_id)} already named another message in this game",
                     version=current.version,
                 ) from None
             raise stale(current.version, change.base) from None

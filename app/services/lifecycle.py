@@ -9,7 +9,7 @@ import re
 import secrets
 from typing import Any
 
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name, name_key, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
@@ -48,7 +48,7 @@ class LifecycleService:
         if slug not in slugs():
             raise AppError(
                 ErrorCode.UNKNOWN_GAME,
-                f"unknown game {slug!r} (known: {known_games()})",
+                f"unknown game {excerpt(slug)} (known: {known_games()})",
                 field="game",
             )
         try:
@@ -60,7 +60,7 @@ class LifecycleService:
         if isinstance(seat, bool) or seat not in (1, 2, "random"):
             raise AppError(
                 ErrorCode.INVALID_REQUEST,
-                f"seat must be 1, 2 or 'random', not {seat!r}",
+                f"seat must be 1, 2 or 'random', not {excerpt(seat)}",
                 field="seat",
             )
         if seat == "random":
@@ -122,7 +122,7 @@ class LifecycleService:
                 raise AppError(ErrorCode.BAD_TOKEN, "this join token does not open this game")
             if game.seat_of(visitor.id) is not None:
                 raise AppError(ErrorCode.ALREADY_SEATED, "you already hold a seat in this game")
-            full = AppError(ErrorCode.GAME_FULL, f"both seats of game {game_id!r} are taken")
+            full = AppError(ErrorCode.GAME_FULL, f"both seats of game {excerpt(game_id)} are taken")
             if game.player1_id is not None and game.player2_id is not None:
                 raise full
             if game.status != "waiting":

@@ -1,4 +1,5 @@
-"""A real uvicorn process serving ``app.main:create_app`` on a free loopback port."""
+"""A real server process (``python -m app.serve``, the production configuration) on a free
+loopback port; what it prints goes to a file that :meth:`LiveServer.log` reads."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -55,9 +57,15 @@ class LiveServer:
             "PORT": str(self.port),
             "SECRET_KEY": "test-secret-key-0123456789abcdef",
             "WS_RATE_MESSAGES": "100000",
+            # Quiet by default (no access lines); a test of the logs asks for "info".
+            "LOG_LEVEL": "warning",
             **(env or {}),
         }
         self.process: subprocess.Popen[bytes] | None = None
+        # stdout and stderr of every start, appended (a restart keeps the earlier lines).
+        fd, name = tempfile.mkstemp(prefix="hexmoot-server-", suffix=".log")
+        os.close(fd)
+        self.log_path = Path(name)
 
     @property
     def url(self) -> str:
@@ -86,29 +94,22 @@ class LiveServer:
                 return
 
     def _start(self, timeout: float) -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "app.main:create_app",
-                "--factory",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=self.env,
-        )
+        with self.log_path.open("ab") as output:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "app.serve"],
+                cwd=ROOT,
+                env=self.env,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 if not port_is_free(self.port):
                     raise PortTaken(self.port)
-                raise RuntimeError(f"uvicorn exited with {self.process.returncode}")
+                raise RuntimeError(
+                    f"the server exited with {self.process.returncode}:\n{self.log()[-4000:]}"
+                )
             try:
                 if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
                     return
@@ -116,7 +117,17 @@ class LiveServer:
                 pass
             time.sleep(0.05)
         self.stop()
-        raise RuntimeError("uvicorn did not become healthy in time")
+        raise RuntimeError(f"the server did not become healthy in time:\n{self.log()[-4000:]}")
+
+    def log(self) -> str:
+        """Everything the process printed so far (stdout and stderr, every start)."""
+        return self.log_path.read_text(errors="replace")
+
+    @property
+    def pid(self) -> int:
+        """The server's process id (its memory is this process's)."""
+        assert self.process is not None
+        return self.process.pid
 
     def stop(self) -> None:
         """Terminate gracefully (SIGTERM), then kill if it lingers."""
@@ -145,3 +156,4 @@ def live_server(database_url: str, env: Mapping[str, str] | None = None) -> Iter
         yield server
     finally:
         server.stop()
+        server.log_path.unlink(missing_ok=True)
