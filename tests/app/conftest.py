@@ -17,29 +17,16 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.main import create_app
 from tests.support.databases import BACKENDS, fresh_database
+from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 from tests.support.server import live_server as run_server
 
 SECRET = "test-secret-key-0123456789abcdef"
 
-#: The quotas and rate limits, off (tests create many games from one visitor and one address);
-#: tests/app/test_quotas.py turns each on, small, where it is the subject. Set in the environment
-#: for the whole session, so in-process apps and every uvicorn process (LiveServer copies
-#: os.environ) run without them.
-QUOTAS_OFF = {
-    "OPEN_GAMES_PER_VISITOR": "1000000",
-    "RATE_CREATE_PER_VISITOR": "",
-    "RATE_CREATE_PER_IP": "",
-    "RATE_REPLAY_PER_VISITOR": "",
-    "RATE_REPLAY_PER_IP": "",
-    "RATE_IMPORT_PER_VISITOR": "",
-    "RATE_IMPORT_PER_IP": "",
-    "WS_MAX_SOCKETS_PER_IP": "1000000",
-}
-
 
 @pytest.fixture(scope="session", autouse=True)
 def quotas_off() -> Iterator[None]:
+    """No quotas for the session (in-process apps and every uvicorn process it starts)."""
     with pytest.MonkeyPatch.context() as patch:
         for name, value in QUOTAS_OFF.items():
             patch.setenv(name, value)

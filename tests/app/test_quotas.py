@@ -1,7 +1,7 @@
 """Quotas and rate limits (docs/protocol.md, "Quotas and rate limits"), on SQLite and PostgreSQL.
 
 Each test turns on the one limit it is about, small, through the settings (the suite's fixtures
-turn every quota off: see ``QUOTAS_OFF`` in tests/app/conftest.py). In-process apps are driven
+turn every quota off: see tests/support/quotas.py). In-process apps are driven
 through httpx; sockets and the cross-process limit through real uvicorn processes and real
 websocket clients.
 """
