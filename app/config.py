@@ -51,7 +51,7 @@ class Settings(BaseSettings):
     # Rates use the `limits` notation: "20/minute", several joined by ";" ("10/minute;100/day");
     # an empty string is no limit. They are counted in Redis (REDIS_URL, under REDIS_PREFIX) when
     # it is set, so every process shares them, and in this process's memory otherwise.
-    open_games_per_visitor: int = 5  # games created and not yet joined, public or private
+    open_games_per_visitor: int = 5  # games created and not yet joined, public or private; 0: none
     rate_create_per_visitor: str = "20/minute"
     rate_create_per_ip: str = "60/minute"
     rate_replay_per_visitor: str = "30/minute"

@@ -115,8 +115,11 @@ class LifecycleService:
         """AppError ``rate_limited`` if the visitor already has ``open_games_per_visitor`` games
         that nobody joined. ``Retry-After`` is when the longest idle of them is cancelled as
         abandoned (the quota frees sooner if someone joins one). Counted in the database, so
-        every process agrees; two creations racing may both pass, which the creation rate bounds."""
+        every process agrees; two creations racing may both pass, which the creation rate bounds.
+        A quota of 0 is none (and costs no query)."""
         settings = self.core.settings
+        if settings.open_games_per_visitor <= 0:
+            return
         async with self.core.sessions() as session:
             count, oldest = await reads.open_games_of(session, visitor.id)
         if count < settings.open_games_per_visitor:

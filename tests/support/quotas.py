@@ -8,7 +8,7 @@ in ``os.environ`` (a LiveServer copies it, and an in-process ``Settings`` reads 
 from __future__ import annotations
 
 QUOTAS_OFF: dict[str, str] = {
-    "OPEN_GAMES_PER_VISITOR": "1000000",
+    "OPEN_GAMES_PER_VISITOR": "0",
     "RATE_CREATE_PER_VISITOR": "",
     "RATE_CREATE_PER_IP": "",
     "RATE_REPLAY_PER_VISITOR": "",
