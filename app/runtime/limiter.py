@@ -89,17 +89,19 @@ class Limiter:
     ) -> None:
         self._rates = {name: parse_rate(text) for name, text in rates.items()}
         self._storage: Storage
+        self._pool: Any = None
         if redis_url:
+            from redis.asyncio import ConnectionPool
             from redis.asyncio.retry import Retry
             from redis.backoff import NoBackoff
 
             # No retries and short timeouts: while Redis is away, a request is let through at once
-            # instead of waiting on redis-py's backoff. (Passed on to redis.asyncio.Redis.)
-            client: dict[str, Any] = {
-                "socket_connect_timeout": 1.0,
-                "socket_timeout": 1.0,
-                "retry": Retry(NoBackoff(), 0),
-            }
+            # instead of waiting on redis-py's backoff. The pool is ours, to be closed with the app.
+            no_retry = Retry(NoBackoff(), 0)
+            self._pool = ConnectionPool.from_url(
+                redis_url, socket_connect_timeout=1.0, socket_timeout=1.0, retry=no_retry
+            )
+            client: dict[str, Any] = {"connection_pool": self._pool, "retry": no_retry}
             storage = storage_from_string(
                 f"async+{redis_url}",
                 implementation="redispy",
@@ -166,6 +168,11 @@ class Limiter:
         if ok:
             self._down_until = None
         return ok
+
+    async def close(self) -> None:
+        """Close the Redis connections, if any."""
+        if self._pool is not None:
+            await self._pool.disconnect()
 
     def _down(self) -> bool:
         return self._down_until is not None and time.monotonic() < self._down_until
