@@ -25,7 +25,10 @@ from fastapi import FastAPI
 from websockets.asyncio.client import ClientConnection
 
 from app.domain.clock import FakeClock
+from app.errors import AppError
 from app.main import create_app
+from app.runtime.limiter import Limiter, client_key
+from app.runtime.throttle import Throttle
 from tests.app.conftest import make_settings
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game
@@ -335,3 +338,84 @@ async def test_spectator_counts_are_coalesced(tmp_path_factory: pytest.TempPathF
                 await player.close()
             finally:
                 await ann.close()
+
+
+# --- the parts, called directly ---------------------------------------------------------------
+
+
+async def test_the_throttle_runs_at_once_then_once_per_interval_with_the_last_change() -> None:
+    clock = FakeClock()
+    runs: list[tuple[str, int]] = []
+    ran = asyncio.Event()
+
+    async def action(key: str) -> None:
+        runs.append((key, clock.now()))
+        ran.set()
+
+    throttle = Throttle(clock, 1.0, action)
+    start = clock.now()
+    throttle.poke("game:a")
+    await asyncio.wait_for(ran.wait(), 5)
+    for _ in range(50):  # a burst within the interval: nothing more yet
+        throttle.poke("game:a")
+    throttle.poke("game:b")  # another key is throttled on its own
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert sorted(runs) == [("game:a", start), ("game:b", start)]
+    ran.clear()
+    clock.advance(1.0)  # the trailing edge: the burst is one run
+    await asyncio.wait_for(ran.wait(), 5)
+    assert runs[-1] == ("game:a", start + 1000) and len(runs) == 3
+    clock.advance(1.0)  # quiet for an interval: the key's task ends
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert len(runs) == 3 and not throttle._tasks
+    await throttle.close()
+
+
+async def test_a_failing_throttled_action_is_logged_and_runs_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    clock = FakeClock()
+    calls = 0
+
+    async def action(key: str) -> None:
+        nonlocal calls
+        calls += 1
+        raise ConnectionError("redis is away")
+
+    throttle = Throttle(clock, 1.0, action)
+    throttle.poke("k")
+    for _ in range(20):
+        await asyncio.sleep(0)
+    clock.advance(1.0)
+    for _ in range(20):
+        await asyncio.sleep(0)
+    throttle.poke("k")
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert calls == 2
+    assert "a throttled update of 'k' failed" in caplog.text
+    await throttle.close()
+
+
+async def test_the_limiter_counts_per_name_and_key_in_memory() -> None:
+    limiter = Limiter({"create per visitor": "2/minute", "create per IP": ""})
+    assert [await limiter.hit("create per visitor", "ann") for _ in range(2)] == [None, None]
+    wait = await limiter.hit("create per visitor", "ann")
+    assert wait is not None and 1 <= wait <= 60
+    assert await limiter.hit("create per visitor", "bo") is None
+    assert all([await limiter.hit("create per IP", "x") is None for _ in range(100)])  # no limit
+    with pytest.raises(AppError) as refused:
+        await limiter.check(("create per visitor", "ann"))
+    assert refused.value.status == 429 and refused.value.retry_after is not None
+    assert "too many games created per visitor" in refused.value.message
+    await limiter.close()
+
+
+def test_client_keys_group_an_ipv6_client_by_its_64() -> None:
+    assert client_key("203.0.113.7") == "203.0.113.7"
+    assert client_key("::ffff:203.0.113.7") == "203.0.113.7"
+    assert client_key("2001:db8:1:2::1") == client_key("2001:db8:1:2:ffff::9")
+    assert client_key("2001:db8:1:3::1") != client_key("2001:db8:1:2::1")
+    assert client_key(None) == "unknown"
