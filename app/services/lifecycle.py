@@ -14,7 +14,7 @@ from app.errors import AppError, ErrorCode
 from app.identity import default_name, name_key, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
-from app.runtime.rules import known_games, slugs
+from app.runtime.rules import Rules, known_games, slugs
 from app.services.core import Core, Json, Position, Visitor, to_the_end
 
 
@@ -66,6 +66,16 @@ class LifecycleService:
             )
         if seat == "random":
             seat = 1 + secrets.randbelow(2)
+        # One creation of a visitor at a time in this process, so that creations arriving
+        # together are counted one after the other against the open-games quota.
+        async with core.lock(f"creator:{visitor.id}"):
+            return await self._create(visitor, slug, rules, seat, public)
+
+    async def _create(
+        self, visitor: Visitor, slug: str, rules: Rules[Any, Any], seat: object, public: bool
+    ) -> Json:
+        """:meth:`create` once the request is valid: within the quota, the new game written."""
+        core = self.core
         now = core.clock.now()
         await self._within_open_games_quota(visitor, now)
         game_id = secrets.token_urlsafe(9)

@@ -104,6 +104,17 @@ async def test_a_visitor_has_a_few_open_games_at_most(database_url: str) -> None
         assert (await create(ann)).status_code == 429
 
 
+async def test_creations_arriving_together_cannot_pass_the_open_games_quota(
+    database_url: str,
+) -> None:
+    async with running(database_url, open_games_per_visitor=3) as app, visitor(app) as ann:
+        await ann.put("/api/me", json={"name": "Cleo"})
+        answers = await asyncio.gather(*(create(ann) for _ in range(10)))
+        assert sorted(a.status_code for a in answers) == [201] * 3 + [429] * 7
+        async with visitor(app) as bo:
+            assert await open_count(bo, "Cleo") == 3
+
+
 async def test_creation_is_rate_limited_per_visitor(database_url: str) -> None:
     async with (
         running(database_url, rate_create_per_visitor="3/minute") as app,
