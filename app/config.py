@@ -132,6 +132,25 @@ class Settings(BaseSettings):
     # The server log's level ("info" shows one access line per request, join tokens redacted).
     log_level: str = "info"
 
+    # --- quotas and rate limits (package "quotas": app/runtime/limiter.py, docs/protocol.md) ---
+    # Rates use the `limits` notation: "20/minute", several joined by ";" ("10/minute;100/day");
+    # an empty string is no limit. They are counted in Redis (REDIS_URL, under REDIS_PREFIX) when
+    # it is set, so every process shares them, and in this process's memory otherwise.
+    open_games_per_visitor: int = 5  # games created and not yet joined, public or private; 0: none
+    rate_create_per_visitor: str = "20/minute"
+    rate_create_per_ip: str = "60/minute"
+    rate_replay_per_visitor: str = "30/minute"
+    rate_replay_per_ip: str = "120/minute"
+    rate_import_per_visitor: str = "10/minute"
+    rate_import_per_ip: str = "30/minute"
+    # While Redis is unreachable the limits let everything through (fail open); they ask it again
+    # after this many seconds.
+    limits_retry_after_outage: float = 5.0
+    # Concurrent sockets from one client address, per server process (anonymous sockets included).
+    ws_max_sockets_per_ip: int = 256
+    # A game's ``spectators`` count goes out at most once per this many seconds per process.
+    spectators_every: float = 1.0
+
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""
         return self.database_url.startswith("sqlite")

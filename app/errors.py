@@ -67,7 +67,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.UNKNOWN_TYPE: None,
     ErrorCode.BAD_MESSAGE: None,
     ErrorCode.MESSAGE_TOO_LARGE: None,
-    ErrorCode.RATE_LIMITED: None,
+    ErrorCode.RATE_LIMITED: 429,
     ErrorCode.TOO_MANY_SOCKETS: None,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
@@ -106,7 +106,8 @@ class AppError(Exception):
 
     ``code`` is an :class:`ErrorCode` or its text (ValueError if it is no member); ``status`` is the
     code's documented HTTP status, and an explicit one must agree with it (ValueError otherwise), so
-    ``docs/protocol.md`` stays the truth. Extra keyword arguments become fields of the error.
+    ``docs/protocol.md`` stays the truth. Extra keyword arguments become fields of the error, but
+    ``retry_after`` (seconds, for a quota) becomes the HTTP ``Retry-After`` header instead.
 
     >>> AppError("game_full", "both seats are taken").status
     409
@@ -117,9 +118,17 @@ class AppError(Exception):
     """
 
     def __init__(
-        self, code: ErrorCode | str, message: str, status: int | None = None, **extra: Any
+        self,
+        code: ErrorCode | str,
+        message: str,
+        status: int | None = None,
+        *,
+        retry_after: float | None = None,
+        **extra: Any,
     ) -> None:
         super().__init__(message)
+        # Seconds before the same request may succeed (a quota): the HTTP ``Retry-After`` header.
+        self.retry_after = retry_after
         self.code = ErrorCode(code)
         documented = STATUS[self.code]
         if status is not None and documented is not None and status != documented:

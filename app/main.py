@@ -8,6 +8,7 @@ import gc
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -23,8 +24,10 @@ from app.repository.writer import Writer
 from app.routes import api, health, pages, replay, ws
 from app.runtime.clock import SystemClock
 from app.runtime.hub import make_hub
+from app.runtime.limiter import Limiter
 from app.runtime.rules import RulesRunner
 from app.runtime.scheduler import every
+from app.runtime.throttle import Throttle
 from app.services import GameService
 from app.templating import STATIC_DIR
 
@@ -59,6 +62,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         service = GameService(app.state.sessionmaker, hub, settings, writer, rules, clock)
         app.state.service = service
         app.state.socket_counts = Counter()
+        # Quotas and rate limits (shared through Redis when it is configured), sockets per client
+        # address, and the spectator counts, sent at most once per SPECTATORS_EVERY per game.
+        app.state.limiter = Limiter.from_settings(settings)
+        app.state.ip_socket_counts = Counter()
+        app.state.spectator_counts = Throttle(
+            clock, settings.spectators_every, partial(ws.publish_spectators, hub)
+        )
         if settings.gc_thresholds is not None:
             # Objects alive after startup (modules, rules tables) never need collecting again.
             gc.collect()
@@ -71,6 +81,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         try:
             yield
         finally:
+            await app.state.spectator_counts.close()
+            await app.state.limiter.close()
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper

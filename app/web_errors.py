@@ -8,6 +8,7 @@ traceback and no detail leaked). The OpenAPI document is made to say the same: t
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -34,6 +35,8 @@ def error_response(error: AppError, headers: dict[str, str] | None = None) -> JS
 async def app_error(_request: Request, exc: Exception) -> Response:
     """A refusal of the app: its code, message and status."""
     assert isinstance(exc, AppError)
+    if exc.retry_after is not None:  # whole seconds, rounded up: never "retry now" too early
+        return error_response(exc, {"Retry-After": str(max(1, math.ceil(exc.retry_after)))})
     return error_response(exc)
 
 

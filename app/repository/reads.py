@@ -170,3 +170,21 @@ async def database_status(engine: AsyncEngine) -> dict[str, Any]:
         return {"ok": True, "backend": engine.dialect.name, "revision": revision}
     except Exception as exc:
         return {"ok": False, "backend": engine.dialect.name, "error": type(exc).__name__}
+
+
+# --- quotas ------------------------------------------------------------------------------------
+
+
+async def open_games_of(session: AsyncSession, creator_id: str) -> tuple[int, int | None]:
+    """How many games ``creator_id`` created that nobody has joined yet (public or private), and
+    the last activity of the longest idle of them (None if there are none)."""
+    from sqlalchemy import func  # here, so the quota's one query stays in one block
+
+    row = (
+        await session.execute(
+            select(func.count(), func.min(Game.last_activity_at)).where(
+                Game.status == "waiting", Game.creator_id == creator_id
+            )
+        )
+    ).one()
+    return int(row[0]), row[1]

@@ -8,7 +8,7 @@ import re
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.deps import ServiceDep, VisitorDep
@@ -16,6 +16,7 @@ from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key
 from app.parsing import loads, natural
 from app.repository import ArchiveFilter
+from app.runtime.limiter import rate_limited
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
 from app.schemas.requests import RECORD_BODY
@@ -61,7 +62,11 @@ async def catalogue() -> dict[str, Any]:
 
 
 @router.post(
-    "/api/games", status_code=201, response_model=CreatedOut, responses=error_responses(422)
+    "/api/games",
+    status_code=201,
+    response_model=CreatedOut,
+    responses=error_responses(422, 429),
+    dependencies=[Depends(rate_limited("create per visitor", "create per IP"))],
 )
 async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Create a game with the visitor seated."""
@@ -240,8 +245,9 @@ async def archive(
     "/api/archive/import",
     status_code=201,
     response_model=ImportedOut,
-    responses=error_responses(413, 422),
+    responses=error_responses(413, 422, 429),
     openapi_extra=RECORD_BODY,
+    dependencies=[Depends(rate_limited("import per visitor", "import per IP"))],
 )
 async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]:
     """Store an uploaded record (validated by replay) as an imported archived game."""

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 
 from app.deps import ServiceDep
 from app.errors import AppError, ErrorCode
 from app.parsing import TOO_DEEP, json_fault
+from app.runtime.limiter import rate_limited
 from app.schemas import error_responses
 from app.schemas.requests import REPLAY_BODY
 from app.schemas.responses import ReplayOut
@@ -27,8 +28,9 @@ MAX_REPLAY_BYTES = 1 << 20
 @router.post(
     "/api/replay",
     response_model=ReplayOut,
-    responses=error_responses(422),
+    responses=error_responses(422, 429),
     openapi_extra=REPLAY_BODY,
+    dependencies=[Depends(rate_limited("replay per visitor", "replay per IP"))],
 )
 async def replay_views(request: Request, service: ServiceDep) -> dict[str, Any]:
     """The view after every ply of ``{"game", "options", "moves"}`` (ply 0 first), for review."""

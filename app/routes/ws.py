@@ -24,6 +24,8 @@ from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name
 from app.parsing import TOO_DEEP, json_fault, natural
 from app.runtime.hub import LIVE_CHANNEL, RESYNC, Hub, Subscription, encode, game_channel
+from app.runtime.limiter import client_key
+from app.runtime.throttle import Throttle
 from app.schemas.messages import (
     CLIENT_MESSAGE,
     ClientMessage,
@@ -235,23 +237,29 @@ async def _unexpected(socket: Socket, kind: str, msg_id: str | None) -> None:
 async def _with_socket_quota(
     websocket: WebSocket, body: Callable[[Socket, Visitor], Awaitable[None]]
 ) -> None:
-    """Accept, enforce the per-visitor socket limit, resolve the visitor, run ``body``."""
+    """Accept, enforce the socket limits (per visitor, and per client address: a socket without a
+    cookie is a new visitor each time), resolve the visitor, run ``body``. Both are counted in
+    this process."""
     app = websocket.app
     settings: Settings = app.state.settings
     counts: Counter[str] = app.state.socket_counts
+    ip_counts: Counter[str] = app.state.ip_socket_counts
     guest_id: str = websocket.state.guest_id
+    address = client_key(websocket.client.host if websocket.client else None)
     await websocket.accept()
     socket = Socket(websocket, settings)
     if counts[guest_id] >= settings.ws_max_sockets_per_visitor:
-        await socket.error(
-            AppError(
-                ErrorCode.TOO_MANY_SOCKETS,
-                f"at most {settings.ws_max_sockets_per_visitor} sockets per visitor",
-            )
-        )
+        refusal = f"at most {settings.ws_max_sockets_per_visitor} sockets per visitor"
+    elif ip_counts[address] >= settings.ws_max_sockets_per_ip:
+        refusal = f"at most {settings.ws_max_sockets_per_ip} sockets per address"
+    else:
+        refusal = None
+    if refusal is not None:
+        await socket.error(AppError(ErrorCode.TOO_MANY_SOCKETS, refusal))
         await socket.close(CLOSE_TOO_MANY)
         return
     counts[guest_id] += 1
+    ip_counts[address] += 1
     try:
         service: GameService = app.state.service
         if websocket.state.guest_fresh:
@@ -262,9 +270,10 @@ async def _with_socket_quota(
     except WebSocketDisconnect:
         pass
     finally:
-        counts[guest_id] -= 1
-        if counts[guest_id] <= 0:
-            del counts[guest_id]
+        for counter, key in ((counts, guest_id), (ip_counts, address)):
+            counter[key] -= 1
+            if counter[key] <= 0:
+                del counter[key]
 
 
 @router.websocket("/ws/games/{game_id}")
@@ -275,6 +284,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
     token = websocket.query_params.get("token")
     since_raw = websocket.query_params.get("since")
     channel = game_channel(game_id)
+    spectator_counts: Throttle = websocket.app.state.spectator_counts
 
     async def body(socket: Socket, visitor: Visitor) -> None:
         async with hub.subscribe(channel) as subscription:
@@ -290,7 +300,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 first["spectators"] = await hub.presence(channel, visitor.id, +1)
             await socket.send(first)
             if not seated:
-                await hub.publish(channel, {"type": "spectators", "count": first["spectators"]})
+                spectator_counts.poke(channel)  # coalesced: see publish_spectators
             try:
                 await _run_both(
                     _forward(
@@ -304,10 +314,19 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 )
             finally:
                 if not seated:
-                    count = await hub.presence(channel, visitor.id, -1)
-                    await hub.publish(channel, {"type": "spectators", "count": count})
+                    await hub.presence(channel, visitor.id, -1)
+                    spectator_counts.poke(channel)
 
     await _with_socket_quota(websocket, body)
+
+
+async def publish_spectators(hub: Hub, channel: str) -> None:
+    """Send a game's sockets its spectator count, as it is now. Spectators joining or leaving
+    poke the app's ``spectator_counts`` throttle, which calls this at most once per
+    ``SPECTATORS_EVERY`` seconds per game (and once more after the last change): a crowd joining
+    costs each socket one or two messages, not one per join."""
+    count = await hub.presence_count(channel)
+    await hub.publish(channel, {"type": "spectators", "count": count})
 
 
 async def _first_message(

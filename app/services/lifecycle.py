@@ -9,11 +9,12 @@ import re
 import secrets
 from typing import Any
 
+from app.domain.clock import to_ms
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name, name_key, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
-from app.runtime.rules import known_games, slugs
+from app.runtime.rules import Rules, known_games, slugs
 from app.services.core import Core, Json, Position, Visitor, to_the_end
 
 
@@ -65,7 +66,18 @@ class LifecycleService:
             )
         if seat == "random":
             seat = 1 + secrets.randbelow(2)
+        # One creation of a visitor at a time in this process, so that creations arriving
+        # together are counted one after the other against the open-games quota.
+        async with core.lock(f"creator:{visitor.id}"):
+            return await self._create(visitor, slug, rules, seat, public)
+
+    async def _create(
+        self, visitor: Visitor, slug: str, rules: Rules[Any, Any], seat: object, public: bool
+    ) -> Json:
+        """:meth:`create` once the request is valid: within the quota, the new game written."""
+        core = self.core
         now = core.clock.now()
+        await self._within_open_games_quota(visitor, now)
         game_id = secrets.token_urlsafe(9)
         token = secrets.token_urlsafe(32)
         state = core.rules.initial(rules)
@@ -108,6 +120,27 @@ class LifecycleService:
             "ws_url": f"/ws/games/{game_id}",
             "version": 1,
         }
+
+    async def _within_open_games_quota(self, visitor: Visitor, now: int) -> None:
+        """AppError ``rate_limited`` if the visitor already has ``open_games_per_visitor`` games
+        that nobody joined. ``Retry-After`` is when the longest idle of them is cancelled as
+        abandoned (the quota frees sooner if someone joins one). Counted in the database, so
+        every process agrees; two creations racing may both pass, which the creation rate bounds.
+        A quota of 0 is none (and costs no query)."""
+        settings = self.core.settings
+        if settings.open_games_per_visitor <= 0:
+            return
+        async with self.core.sessions() as session:
+            count, oldest = await reads.open_games_of(session, visitor.id)
+        if count < settings.open_games_per_visitor:
+            return
+        freed_at = (oldest or now) + to_ms(settings.abandon_after)
+        raise AppError(
+            ErrorCode.RATE_LIMITED,
+            f"you have {count} games waiting for an opponent, the most allowed: share one, or "
+            "wait for one to be joined or cancelled",
+            retry_after=max(freed_at - now, 1000) / 1000,
+        )
 
     @to_the_end
     async def join(self, visitor: Visitor, game_id: str, token: object) -> Json:

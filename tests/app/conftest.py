@@ -17,10 +17,20 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.main import create_app
 from tests.support.databases import BACKENDS, fresh_database
+from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 from tests.support.server import live_server as run_server
 
 SECRET = "test-secret-key-0123456789abcdef"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quotas_off() -> Iterator[None]:
+    """No quotas for the session (in-process apps and every uvicorn process it starts)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in QUOTAS_OFF.items():
+            patch.setenv(name, value)
+        yield
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

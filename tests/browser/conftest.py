@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.browser.helpers import ConsoleErrors, Screenshots, launch
 from tests.support.databases import fresh_database
+from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 
 
@@ -21,7 +22,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A running server on SQLite, shared by the tests of one module."""
     directory = tmp_path_factory.mktemp("browser")
     with fresh_database("sqlite", directory) as url:
-        live = LiveServer(url)
+        live = LiveServer(url, QUOTAS_OFF)
         live.start()
         try:
             yield live

@@ -19,6 +19,7 @@ import games
 from app.db import make_engine, make_sessionmaker
 from app.models import Game
 from app.repository import ArchiveFilter, archive_page, archive_query
+from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer, live_server
 
 DAY_MS = 86_400_000
@@ -151,7 +152,7 @@ async def archive_bench(database_url: str, count: int, repeat: int, rng_seed: in
             f"in {time.perf_counter() - t0:.1f} s"
         )
         cases = filters_to_try(names)
-        with live_server(database_url) as server:
+        with live_server(database_url, QUOTAS_OFF) as server:
             for label, filters, params in cases:
                 plan = await query_plan(engine, filters)
                 query_ms = await time_queries(engine, filters, repeat)

@@ -20,6 +20,7 @@ from tests.load.archive import archive_bench
 from tests.load.load import load_step
 from tests.load.stall import stall_bench
 from tests.support.databases import fresh_database
+from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import live_server
 
 
@@ -38,7 +39,7 @@ async def _load(args: argparse.Namespace, directory: Path) -> None:
         f"spectators each, {args.seconds:g} s per step, backend {args.backend}"
     )
     for rate in args.rates:
-        with fresh_database(args.backend, directory) as url, live_server(url) as server:
+        with fresh_database(args.backend, directory) as url, live_server(url, QUOTAS_OFF) as server:
             figures = await load_step(
                 server,
                 games_count=args.games,

@@ -23,6 +23,7 @@ import games
 from games.bench import random_game
 from tests.load.load import percentile
 from tests.support.databases import fresh_database
+from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import live_server
 from tests.support.wsclient import TestVisitor
 
@@ -94,7 +95,7 @@ async def stall_bench(backend: str, directory: Path, repeat: int) -> list[dict[s
         for workers in ("0", "1"):
             with (
                 fresh_database(backend, directory / f"{i}-{workers}") as db_url,
-                live_server(db_url, {"RULES_WORKERS": workers}) as server,
+                live_server(db_url, {**QUOTAS_OFF, "RULES_WORKERS": workers}) as server,
             ):
                 figures = await _measure(server.url, server.ws_url)
             runs.append({"rules_workers": int(workers), **figures})
