@@ -27,7 +27,11 @@ OPTIONS: dict[str, dict[str, Any]] = {
 
 RENDER = """async (views) => {
   const { Board } = await import('/static/js/board.js');
-  document.body.innerHTML = '<div id="grid" style="display:grid;grid-template-columns:repeat(3,1fr);gap:8px;padding:8px"></div>';
+  // Styled through the CSSOM: the pages' Content-Security-Policy refuses inline style attributes.
+  const grid = document.createElement("div");
+  grid.id = "grid";
+  Object.assign(grid.style, {display: "grid", gridTemplateColumns: "repeat(3,1fr)", gap: "8px", padding: "8px"});
+  document.body.replaceChildren(grid);
   const out = [];
   for (const [name, view] of views) {
     const fig = document.createElement('figure');
