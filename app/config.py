@@ -47,6 +47,10 @@ class Settings(BaseSettings):
     # milliseconds; rarer collections keep the move round trip short. Empty: Python's defaults.
     gc_thresholds: tuple[int, int, int] | None = (50_000, 50, 1000)
 
+    # Package "records" (issue 14): the seconds a replay of untrusted input (``POST /api/replay``,
+    # an imported record) may take in a rules worker before it answers ``rules_timeout`` (503).
+    replay_timeout: float = 5.0
+
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""
         return self.database_url.startswith("sqlite")

@@ -5,8 +5,10 @@ rules inline. A game whose rules set ``slow_positions`` (Jotun) can take up to s
 positions; computed inline, that would freeze every socket of the process. Its searching work
 (``steps``, move checks, whole replays: stored moves, an imported record, ``POST /api/replay``) goes
 to a worker process instead, so a heavy position delays only the calls queued behind it, and the
-second core does the work. A worker call that runs past ``timeout`` seconds has its pool replaced
-and its caller told ``rules_timeout`` (503). Cheap, pure work (views, outcomes, whose turn, the
+second core does the work. Replays of untrusted input (an imported record, ``POST /api/replay``) go
+to a worker for every game, under their own time limit (``REPLAY_TIMEOUT``), since anyone can send
+one. A worker call that runs past its time limit has its pool replaced and its caller told
+``rules_timeout`` (503). Cheap, pure work (views, outcomes, whose turn, the
 catalogue, the rules pages' figures) always runs inline, as plain synchronous calls.
 
 The runner keeps one ``Rules`` object per (game, options), in a bounded LRU, so whatever a game's
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import multiprocessing
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -48,6 +51,7 @@ __all__ = [
     "SeatColours",
     "Steps",
     "View",
+    "ViewsPage",
     "catalogue",
     "figure",
     "game_info",
@@ -201,20 +205,51 @@ def _import_with(
     return ImportedGame(tuple(canonical), tuple(seats), outcome.to_json() if outcome else None)
 
 
-def _views(slug: str, options: Options, _state: Any, moves: list[str]) -> list[Json] | _Failed:
-    return _views_with(_worker_rules(slug, options), moves)
+@dataclass(frozen=True)
+class ViewsPage:
+    """A window of a replay's views: the view after each ply from ``first`` on, as many as fit."""
+
+    first: int
+    views: list[Json]
+    #: The ply of the first view left out (``count`` or the byte cap stopped the page), or None.
+    next: int | None
 
 
-def _views_with(rules: Rules[Any, Any], moves: list[str]) -> list[Json] | _Failed:
+def _warm(slug: str, options: Options, _state: Any, _argument: None) -> None:
+    _worker_rules(slug, options)
+
+
+def _views(
+    slug: str, options: Options, _state: Any, argument: tuple[list[str], int, int, int]
+) -> ViewsPage | _Failed:
+    return _views_with(_worker_rules(slug, options), argument)
+
+
+def _views_with(
+    rules: Rules[Any, Any], argument: tuple[list[str], int, int, int]
+) -> ViewsPage | _Failed:
+    """The views after plies ``first`` .. ``first + count - 1`` of ``moves`` (ply 0: before any
+    move), stopping before the view that would take the page's JSON past ``max_bytes`` (one view
+    at least). Only the moves up to the last view returned are replayed, and checked."""
+    moves, first, count, max_bytes = argument
+    last = min(len(moves), first + count - 1)
     state = rules.initial_state()
-    views = [rules.view(state)]
-    for ply, text in enumerate(moves, start=1):
-        try:
-            state = rules.play(state, text)
-        except ValueError as exc:
-            return _Failed(f"ply {ply}: {exc}", ply)
-        views.append(rules.view(state))
-    return views
+    views: list[Json] = []
+    size = 0
+    for ply in range(last + 1):
+        if ply > 0:
+            try:
+                state = rules.play(state, moves[ply - 1])
+            except ValueError as exc:
+                return _Failed(f"ply {ply}: {exc}", ply)
+        if ply < first:
+            continue
+        view: Json = rules.view(state)
+        size += len(json.dumps(view, separators=(",", ":"))) + 1
+        if views and size > max_bytes:
+            return ViewsPage(first, views, ply)
+        views.append(view)
+    return ViewsPage(first, views, last + 1 if last < len(moves) else None)
 
 
 # --- the runner ----------------------------------------------------------------------------------
@@ -321,22 +356,49 @@ class RulesRunner:
             return _unwrap(_stored_with(rules, list(moves)))
         return _unwrap(await self._run(_stored, rules, None, list(moves)))
 
-    async def read_record(self, rules: Rules[Any, Any], record: Mapping[str, Any]) -> ImportedGame:
+    async def read_record(
+        self, rules: Rules[Any, Any], record: Mapping[str, Any], time_limit: float | None = None
+    ) -> ImportedGame:
         """An uploaded record replayed once: canonical moves, seats, the rules' outcome (checked
-        against the record's result); RecordError naming the first fault."""
+        against the record's result); RecordError naming the first fault.
+
+        Untrusted input: with workers, it is replayed in a worker for every game, not only the
+        slow ones, under ``time_limit`` seconds (the runner's if None): never on the event loop.
+        """
         moves = record.get("moves")
         if not isinstance(moves, list):
             raise RecordError("the record's moves must be a list of texts")
         argument = (list(moves), record.get("result"))
-        if not self._offload(rules):
+        if self.workers <= 0:
             return _unwrap(_import_with(rules, argument))
-        return _unwrap(await self._run(_import, rules, None, argument))
+        await self._started(rules)
+        return _unwrap(await self._run(_import, rules, None, argument, time_limit))
 
-    async def views(self, rules: Rules[Any, Any], moves: Sequence[str]) -> list[Json]:
-        """The view after every ply (ply 0 first); RecordError naming the first bad ply."""
-        if not self._offload(rules):
-            return _unwrap(_views_with(rules, list(moves)))
-        return _unwrap(await self._run(_views, rules, None, list(moves)))
+    async def views(
+        self,
+        rules: Rules[Any, Any],
+        moves: Sequence[str],
+        first: int,
+        count: int,
+        max_bytes: int,
+        time_limit: float | None = None,
+    ) -> ViewsPage:
+        """The views after plies ``first`` .. ``first + count - 1`` of ``moves``, at most
+        ``max_bytes`` of JSON (:func:`_views_with`); RecordError naming the first bad ply.
+
+        Untrusted input (``POST /api/replay``): with workers, it runs in a worker for every game
+        under ``time_limit`` seconds (the runner's if None)."""
+        argument = (list(moves), first, count, max_bytes)
+        if self.workers <= 0:
+            return _unwrap(_views_with(rules, argument))
+        await self._started(rules)
+        return _unwrap(await self._run(_views, rules, None, argument, time_limit))
+
+    async def _started(self, rules: Rules[Any, Any]) -> None:
+        """Start the pool if it is not running, under the runner's own time limit: a worker's start
+        (importing the rules, about a second) must not count against a replay's short limit."""
+        if self._executor is None:
+            await self._run(_warm, rules, None, None)
 
     # The pool ----------------------------------------------------------------------------------
 
@@ -344,9 +406,16 @@ class RulesRunner:
         return rules.slow_positions and self.workers > 0
 
     async def _run(
-        self, work: Callable[..., T], rules: Rules[Any, Any], state: Any, argument: Any
+        self,
+        work: Callable[..., T],
+        rules: Rules[Any, Any],
+        state: Any,
+        argument: Any,
+        time_limit: float | None = None,
     ) -> T:
-        """``work(slug, options, state, argument)`` in a worker, under the timeout."""
+        """``work(slug, options, state, argument)`` in a worker, under ``time_limit`` seconds (the
+        runner's if None)."""
+        limit = self.timeout if time_limit is None else time_limit
         options = tuple(sorted(rules.options.items()))
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
@@ -354,13 +423,13 @@ class RulesRunner:
             try:
                 self.calls += 1
                 call = loop.run_in_executor(executor, work, rules.slug, options, state, argument)
-                return await asyncio.wait_for(call, self.timeout)
+                return await asyncio.wait_for(call, limit)
             except TimeoutError:
                 # The worker may be stuck for long: stop it, and let the next call start afresh.
                 self._replace(executor, kill=True)
                 raise AppError(
                     ErrorCode.RULES_TIMEOUT,
-                    f"the rules of {rules.slug} took over {self.timeout:g} s; try again",
+                    f"the rules of {rules.slug} took over {limit:g} s; try again",
                 ) from None
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): start a new pool and try once more.

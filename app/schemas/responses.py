@@ -187,9 +187,14 @@ class RecordOut(Out):
 
 
 class ReplayOut(Out):
-    """The view before any move, then after each ply."""
+    """The views after plies ``from``, ``from + 1``, ... (ply 0: before any move): at most 32, and
+    about 1 MB; ``next`` is the ply of the first view left out (None when the last ply is in),
+    ``total`` the number of positions (moves + 1)."""
 
+    from_: int = Field(alias="from")
     views: list[View]
+    next: int | None
+    total: int
 
 
 # --- listings --------------------------------------------------------------------------------------

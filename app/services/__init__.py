@@ -150,9 +150,11 @@ class GameService:
         """:meth:`ReadingService.live_games`."""
         return await self.reading.live_games()
 
-    async def replay(self, game: object, options: object, moves: list[str]) -> list[Json]:
+    async def replay(
+        self, game: object, options: object, moves: list[str], first: int, count: int
+    ) -> Json:
         """:meth:`ReadingService.replay`."""
-        return await self.reading.replay(game, options, moves)
+        return await self.reading.replay(game, options, moves, first, count)
 
     # archive
     async def archive(

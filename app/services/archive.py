@@ -56,7 +56,9 @@ class ArchiveService:
             raise AppError(ErrorCode.INVALID_RECORD, "a record must be a JSON object", ply=None)
         try:
             rules = self.core.rules.record_rules(record)
-            replayed = await self.core.rules.read_record(rules, record)
+            replayed = await self.core.rules.read_record(
+                rules, record, time_limit=self.core.settings.replay_timeout
+            )
         except RecordError as exc:
             raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
         result: Json | None = replayed.outcome or record.get("result")
