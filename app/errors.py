@@ -50,6 +50,7 @@ class ErrorCode(StrEnum):
     INVALID_RECORD = "invalid_record"
     UNFINISHED_RECORD = "unfinished_record"
     RECORD_TOO_LARGE = "record_too_large"
+    NAME_REQUIRED = "name_required"  # package "records" (issue 14): import needs a chosen name
     # the server's own fault or load
     RULES_TIMEOUT = "rules_timeout"
     INTERNAL_ERROR = "internal_error"
@@ -88,6 +89,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.INVALID_RECORD: 422,
     ErrorCode.UNFINISHED_RECORD: 422,
     ErrorCode.RECORD_TOO_LARGE: 413,
+    ErrorCode.NAME_REQUIRED: 403,
     ErrorCode.RULES_TIMEOUT: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }

@@ -240,11 +240,18 @@ async def archive(
     "/api/archive/import",
     status_code=201,
     response_model=ImportedOut,
-    responses=error_responses(413, 422),
+    responses=error_responses(403, 413, 422, 503),
     openapi_extra=RECORD_BODY,
 )
-async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]:
-    """Store an uploaded record (validated by replay) as an imported archived game."""
+async def import_record(
+    request: Request, visitor: VisitorDep, service: ServiceDep
+) -> dict[str, Any]:
+    """Store an uploaded record (validated by replay) as an archived game imported by the
+    visitor, who must have chosen a name (403 ``name_required``)."""
+    if visitor.name.startswith("Guest-"):  # before reading a byte of the body
+        raise AppError(
+            ErrorCode.NAME_REQUIRED, "choose a name (PUT /api/me) before importing a record"
+        )
     length = natural(request.headers.get("content-length") or "")
     if length is not None and length > IMPORT_MAX_BYTES:
         raise AppError(ErrorCode.RECORD_TOO_LARGE, "a record may not exceed 1 MiB")
@@ -255,4 +262,4 @@ async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]
         record = loads(raw)
     except ValueError as exc:
         raise AppError(ErrorCode.BAD_JSON, f"the body is not JSON: {exc}", ply=None) from None
-    return await service.import_record(record)
+    return await service.import_record(record, visitor)

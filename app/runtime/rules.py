@@ -127,6 +127,8 @@ class ImportedGame:
     moves: tuple[str, ...]
     seats: tuple[int, ...]
     outcome: Json | None
+    #: The final position's colour of each seat ("1", "2"), as the view gives them.
+    colours: dict[str, str | None]
 
 
 @dataclass(frozen=True)
@@ -202,7 +204,10 @@ def _import_with(
         check_result(outcome, result)
     except RecordError as exc:
         return _Failed(str(exc), exc.ply)
-    return ImportedGame(tuple(canonical), tuple(seats), outcome.to_json() if outcome else None)
+    colours = dict(rules.view(state).get("colours") or {})
+    return ImportedGame(
+        tuple(canonical), tuple(seats), outcome.to_json() if outcome else None, colours
+    )
 
 
 @dataclass(frozen=True)
@@ -286,9 +291,15 @@ class RulesRunner:
         self._keep(key, rules)
         return rules
 
+    def offered_rules(self, slug: str, options: Mapping[str, Any]) -> Rules[Any, Any]:
+        """The shared ``Rules`` of a new game: ``slug`` with options the catalogue offers (a stored
+        game's may be others); ValueError if either is bad."""
+        return self._shared(games.get_offered(slug, options))
+
     def record_rules(self, record: Mapping[str, Any]) -> Rules[Any, Any]:
-        """The shared ``Rules`` a record names; RecordError if its format, game or options are bad."""
-        return self._shared(rules_of(record))
+        """The shared ``Rules`` a record (an import, a replay) names; RecordError if its format or
+        game is bad, or an option is not one the catalogue offers."""
+        return self._shared(rules_of(record, offered_only=True))
 
     def _shared(self, rules: Rules[Any, Any]) -> Rules[Any, Any]:
         """The cached instance equal to ``rules`` (same game, same full options), else ``rules``."""

@@ -163,9 +163,9 @@ class GameService:
         """:meth:`ArchiveService.archive`."""
         return await self.archiving.archive(filters, after, limit)
 
-    async def import_record(self, record: object) -> Json:
+    async def import_record(self, record: object, visitor: Visitor) -> Json:
         """:meth:`ArchiveService.import_record`."""
-        return await self.archiving.import_record(record)
+        return await self.archiving.import_record(record, visitor)
 
     def close(self) -> None:
         """Stop the rules workers."""

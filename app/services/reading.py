@@ -57,6 +57,7 @@ class ReadingService:
                 "status": game.status,
                 "public": game.public,
                 "imported": game.imported,
+                "imported_by": game.imported_by,
                 "players": players_json(game),
                 "colours": view["colours"],
                 "moves": list(position.moves),
