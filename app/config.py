@@ -47,9 +47,12 @@ class Settings(BaseSettings):
     # milliseconds; rarer collections keep the move round trip short. Empty: Python's defaults.
     gc_thresholds: tuple[int, int, int] | None = (50_000, 50, 1000)
 
-    # Package "records" (issue 14): the seconds a replay of untrusted input (``POST /api/replay``,
-    # an imported record) may take in a rules worker before it answers ``rules_timeout`` (503).
+    # Package "records" (issue 14): the seconds a replay of untrusted input may take in a rules
+    # worker before it answers ``rules_timeout`` (503): a ``POST /api/replay`` window (at most 32
+    # views: well under a second), and an imported record (every ply's canonical text: about 4 s
+    # of CPU for a 697-ply Jotun size-6 game, where each capture's text needs a search).
     replay_timeout: float = 5.0
+    import_timeout: float = 20.0
 
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""

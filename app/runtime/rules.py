@@ -6,7 +6,7 @@ positions; computed inline, that would freeze every socket of the process. Its s
 (``steps``, move checks, whole replays: stored moves, an imported record, ``POST /api/replay``) goes
 to a worker process instead, so a heavy position delays only the calls queued behind it, and the
 second core does the work. Replays of untrusted input (an imported record, ``POST /api/replay``) go
-to a worker for every game, under their own time limit (``REPLAY_TIMEOUT``), since anyone can send
+to a worker for every game, under their own time limits (``REPLAY_TIMEOUT``, ``IMPORT_TIMEOUT``), since anyone can send
 one. A worker call that runs past its time limit has its pool replaced and its caller told
 ``rules_timeout`` (503). Cheap, pure work (views, outcomes, whose turn, the
 catalogue, the rules pages' figures) always runs inline, as plain synchronous calls.

@@ -63,7 +63,7 @@ class ArchiveService:
 
         The record is checked field by field first (only the known fields, of their types, texts of
         bounded length), then replayed once by the rules runner (a worker, under
-        ``REPLAY_TIMEOUT``), which gives the canonical texts and the seat of every ply. The stored
+        ``IMPORT_TIMEOUT``), which gives the canonical texts and the seat of every ply. The stored
         result is built from the checked values only, so everything stored can be sent back.
         """
         if visitor.name.startswith("Guest-"):
@@ -76,7 +76,7 @@ class ArchiveService:
         try:
             rules = self.core.rules.record_rules(record)
             replayed = await self.core.rules.read_record(
-                rules, record, time_limit=self.core.settings.replay_timeout
+                rules, record, time_limit=self.core.settings.import_timeout
             )
         except RecordError as exc:
             raise AppError(ErrorCode.INVALID_RECORD, _excerpt(str(exc)), ply=exc.ply) from exc

@@ -205,6 +205,8 @@ function renderStatus() {
   $("status").textContent = text;
   $("result").hidden = !g.result;
   $("result").textContent = resultText(g.result);
+  $("imported").hidden = !g.imported;
+  $("imported").textContent = g.imported_by ? `Imported by ${g.imported_by}` : "Imported from a record";
 
   const saved2 = readSaved();
   const inviting = g.status === "waiting" && S.you && S.you.seat && saved2 && saved2.invite_url;

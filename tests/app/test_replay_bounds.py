@@ -1,5 +1,5 @@
 """``POST /api/replay`` and the replay of an import are bounded: a worker does them, under
-``REPLAY_TIMEOUT``, and an answer holds at most 32 views and about 1 MB (issue 14).
+``REPLAY_TIMEOUT`` (``IMPORT_TIMEOUT`` for an import), and an answer holds at most 32 views and about 1 MB (issue 14).
 
 The record is the probe's: an 8 KiB, 697-ply Jotun size-6 game (``python -m games random jotun
 --options size=6 --seed 5``), whose every view once made a 12 MB answer computed on the event loop.
@@ -123,8 +123,9 @@ async def test_every_game_replays_in_a_worker(app: FastAPI, clients: ClientFacto
 
 @pytest.fixture(scope="module")
 async def hasty_app(database_url: str) -> AsyncIterator[FastAPI]:
-    """An app whose replays may take a millisecond: the 697 plies take hundreds."""
-    application = create_app(make_settings(database_url, replay_timeout=0.001))
+    """An app whose replays and imports may take a millisecond: the 697 plies take hundreds."""
+    settings = make_settings(database_url, replay_timeout=0.001, import_timeout=0.001)
+    application = create_app(settings)
     async with application.router.lifespan_context(application):
         yield application
 
@@ -172,3 +173,12 @@ async def test_the_record_imports_in_a_worker(app: FastAPI, clients: ClientFacto
     )
     assert answer.status_code == 201, answer.text
     assert runner(app).calls > calls
+
+
+async def test_the_long_record_imports_within_the_default_limit(clients: ClientFactory) -> None:
+    """Every capture's canonical text needs a search: seconds of a worker, under IMPORT_TIMEOUT."""
+    client = await clients("Ann")
+    answer = await client.post("/api/archive/import", json=RECORD)
+    assert answer.status_code == 201, answer.text
+    game = (await client.get(f"/api/games/{answer.json()['id']}")).json()["game"]
+    assert game["moves"] == RECORD["moves"] and game["imported_by"] == "Ann"
