@@ -331,6 +331,7 @@ async function showPly(ply) {
     return;
   }
   S.review = p;
+  setPlyParam(p); // at once: the view of a ply not seen yet comes from the server
   renderMoves();
   renderEntry();
   try {
@@ -345,7 +346,6 @@ async function showPly(ply) {
   $("review-banner").hidden = false;
   $("review-text").textContent = `Position after move ${p} of ${last}.`;
   $("back-to-game").textContent = S.game.status === "active" ? "Back to the game" : "Last position";
-  setPlyParam(p);
 }
 
 function goLive() {
