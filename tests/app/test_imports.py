@@ -10,18 +10,27 @@ chosen a name may import, and the game says who did.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import sqlalchemy as sa
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
 import games
+from app.db import make_engine
+from app.main import create_app
 from app.models import Event, Game, Move, Player
 from games.bench import random_game
 from games.record import make_record
+from tests.app.conftest import make_settings
+from tests.app.test_migrations import alembic
+from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game
+
+BEFORE_IMPORTED_BY = "2424c61f9505"  # the revision before games.imported_by
 
 RESIGNED = {"winner": 2, "reason": "resignation", "scores": None}
 
@@ -281,3 +290,64 @@ async def test_an_archive_page_is_bounded_in_bytes(clients: Any, app: FastAPI) -
         if cursor is None:
             break
     assert seen == [f"{prefix}{i:02d}" for i in reversed(range(12))]
+
+
+# --- results stored by earlier imports ---------------------------------------------------------------
+
+
+async def test_the_migration_cleans_results_stored_by_earlier_imports(
+    backend: str, tmp_path: Path
+) -> None:
+    """An import before issue 14 could store ``"\\ud800"`` in an extra result key, after which
+    the archive, the snapshot and record.json answered 500: the migration keeps the protocol's
+    keys only, with such text made encodable, and the game answers again."""
+    with fresh_database(backend, tmp_path) as url:
+        alembic(url, "downgrade", BEFORE_IMPORTED_BY)
+        engine = make_engine(url)
+        try:
+            async with engine.begin() as conn:
+                await conn.execute(
+                    sa.insert(Game.__table__).values(
+                        id="oldimport",
+                        slug="exxit",
+                        options={},
+                        public=True,
+                        status="finished",
+                        version=2,
+                        ply_count=0,
+                        result="1",
+                        reason="resignation",
+                        result_json={
+                            "winner": 1,
+                            "colour": "\ud800",
+                            "reason": "resignation",
+                            "scores": None,
+                            "note": "\ud800" * 3,
+                        },
+                        imported=True,
+                        created_at=1,
+                        last_activity_at=1,
+                        finished_at=1,
+                    )
+                )
+        finally:
+            await engine.dispose()
+        alembic(url, "upgrade", "head")
+        application = create_app(make_settings(url))
+        async with (
+            application.router.lifespan_context(application),
+            httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=application), base_url="http://testserver"
+            ) as client,
+        ):
+            for path in ("/api/archive", "/api/games/oldimport", "/games/oldimport/record.json"):
+                answer = await client.get(path)
+                assert answer.status_code == 200, (path, answer.text)
+            game = (await client.get("/api/games/oldimport")).json()["game"]
+            assert game["result"] == {
+                "winner": 1,
+                "colour": "?",
+                "reason": "resignation",
+                "scores": None,
+            }
+            assert game["imported_by"] is None
