@@ -212,12 +212,20 @@ def _import_with(
 
 @dataclass(frozen=True)
 class ViewsPage:
-    """A window of a replay's views: the view after each ply from ``first`` on, as many as fit."""
+    """A window of a replay's views: the view after each ply from ``first`` on, as many as fit,
+    already encoded as a JSON array by the worker (the event loop neither builds nor encodes them).
+    """
 
     first: int
-    views: list[Json]
+    views_json: str
     #: The ply of the first view left out (``count`` or the byte cap stopped the page), or None.
     next: int | None
+
+    @property
+    def views(self) -> list[Json]:
+        """The views, decoded (for tests and tools; the server sends ``views_json`` as it is)."""
+        views: list[Json] = json.loads(self.views_json)
+        return views
 
 
 def _warm(slug: str, options: Options, _state: Any, _argument: None) -> None:
@@ -239,7 +247,7 @@ def _views_with(
     moves, first, count, max_bytes = argument
     last = min(len(moves), first + count - 1)
     state = rules.initial_state()
-    views: list[Json] = []
+    views: list[str] = []
     size = 0
     for ply in range(last + 1):
         if ply > 0:
@@ -249,12 +257,12 @@ def _views_with(
                 return _Failed(f"ply {ply}: {exc}", ply)
         if ply < first:
             continue
-        view: Json = rules.view(state)
-        size += len(json.dumps(view, separators=(",", ":"))) + 1
+        view = json.dumps(rules.view(state), separators=(",", ":"))
+        size += len(view) + 1
         if views and size > max_bytes:
-            return ViewsPage(first, views, ply)
+            return ViewsPage(first, f"[{','.join(views)}]", ply)
         views.append(view)
-    return ViewsPage(first, views, last + 1 if last < len(moves) else None)
+    return ViewsPage(first, f"[{','.join(views)}]", last + 1 if last < len(moves) else None)
 
 
 # --- the runner ----------------------------------------------------------------------------------

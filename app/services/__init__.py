@@ -152,7 +152,7 @@ class GameService:
 
     async def replay(
         self, game: object, options: object, moves: list[str], first: int, count: int
-    ) -> Json:
+    ) -> bytes:
         """:meth:`ReadingService.replay`."""
         return await self.reading.replay(game, options, moves, first, count)
 

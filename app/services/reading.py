@@ -3,6 +3,7 @@ the replay of any move list (``POST /api/replay``). Nothing here writes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -137,11 +138,14 @@ class ReadingService:
 
     async def replay(
         self, game: object, options: object, moves: list[str], first: int, count: int
-    ) -> Json:
+    ) -> bytes:
         """The views after plies ``first`` .. ``first + count - 1`` of ``moves`` (ply 0: before any
         move), for review: at most ``REPLAY_MAX_VIEWS`` views and ``REPLAY_MAX_BYTES`` of them,
         replayed by the rules runner (a worker, under ``REPLAY_TIMEOUT``); ``next`` is the ply of
-        the first view left out. ``invalid_record`` names the first bad ply, as for an import."""
+        the first view left out. ``invalid_record`` names the first bad ply, as for an import.
+
+        The answer is ``ReplayOut`` already encoded: the worker encoded the views, so the event
+        loop only joins texts."""
         total = len(moves) + 1
         if first >= total:
             raise AppError(
@@ -162,4 +166,6 @@ class ReadingService:
             )
         except RecordError as exc:
             raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
-        return {"from": page.first, "views": page.views, "next": page.next, "total": total}
+        head = json.dumps({"from": page.first})[:-1]
+        tail = json.dumps({"next": page.next, "total": total})[1:]
+        return f'{head}, "views": {page.views_json}, {tail}'.encode()

@@ -19,6 +19,7 @@ from fastapi import FastAPI
 import games
 from app.main import create_app
 from app.runtime.rules import RulesRunner
+from app.schemas.responses import ReplayOut
 from tests.app.conftest import ClientFactory, make_settings
 
 RECORD: dict[str, Any] = json.loads(
@@ -47,7 +48,9 @@ async def test_a_long_record_answers_a_bounded_page(clients: ClientFactory) -> N
     answer = await client.post("/api/replay", json=replay_body())
     assert answer.status_code == 200, answer.text
     assert len(answer.content) < MAX_ANSWER_BYTES
+    assert answer.headers["content-type"] == "application/json"
     page = answer.json()
+    ReplayOut.model_validate(page)  # encoded by the worker, in the documented shape
     assert page["from"] == 0 and page["total"] == 698
     assert 1 <= len(page["views"]) <= MAX_VIEWS
     assert page["next"] == len(page["views"])
