@@ -6,9 +6,11 @@ positions; computed inline, that would freeze every socket of the process. Its s
 (``steps``, move checks, whole replays: stored moves, an imported record, ``POST /api/replay``) goes
 to a worker process instead, so a heavy position delays only the calls queued behind it, and the
 second core does the work. Replays of untrusted input (an imported record, ``POST /api/replay``) go
-to a worker for every game, under their own time limits (``REPLAY_TIMEOUT``, ``IMPORT_TIMEOUT``), since anyone can send
-one. A worker call that runs past its time limit has its pool replaced and its caller told
-``rules_timeout`` (503). Cheap, pure work (views, outcomes, whose turn, the
+to a worker for every game, since anyone can send one, and stop themselves between two plies at
+their own time limit (``REPLAY_TIMEOUT``, ``IMPORT_TIMEOUT``; counted from the start of their work,
+not while queued); their caller is told ``rules_timeout`` (503) and the worker goes on serving. Any
+worker call that runs past ``timeout`` seconds has its pool replaced and its caller told
+``rules_timeout``. Cheap, pure work (views, outcomes, whose turn, the
 catalogue, the rules pages' figures) always runs inline, as plain synchronous calls.
 
 The runner keeps one ``Rules`` object per (game, options), in a bounded LRU, so whatever a game's
@@ -23,7 +25,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import math
 import multiprocessing
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -139,10 +143,28 @@ class _Failed:
     ply: int | None
 
 
-def _unwrap(value: T | _Failed) -> T:
+@dataclass(frozen=True)
+class _Late:
+    """A replay of untrusted input that reached its time limit, stopped by the worker itself
+    between two plies: the pool is not replaced, and time queued before it is not counted."""
+
+    seconds: float
+
+
+def _unwrap(value: T | _Failed | _Late) -> T:
     if isinstance(value, _Failed):
         raise RecordError(value.message, value.ply)
+    if isinstance(value, _Late):
+        raise AppError(
+            ErrorCode.RULES_TIMEOUT,
+            f"the replay took over {value.seconds:g} s; ask for fewer plies, or try again",
+        )
     return value
+
+
+def _deadline(seconds: float | None) -> float:
+    """The monotonic time a replay of at most ``seconds`` must stop at (never, for None)."""
+    return math.inf if seconds is None else time.monotonic() + seconds
 
 
 def check_move(rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]:
@@ -151,12 +173,21 @@ def check_move(rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]
     return rules.format_move(state, move), rules.apply(state, move)
 
 
-def _replay(rules: Rules[Any, Any], moves: Sequence[object]) -> tuple[Any, list[str], list[int]]:
-    """The state after ``moves``, their canonical texts and seats; RecordError at the first bad ply."""
+class _TooLate(Exception):
+    """Raised by :func:`_replay` past its deadline."""
+
+
+def _replay(
+    rules: Rules[Any, Any], moves: Sequence[object], deadline: float = math.inf
+) -> tuple[Any, list[str], list[int]]:
+    """The state after ``moves``, their canonical texts and seats; RecordError at the first bad ply,
+    _TooLate once ``deadline`` (monotonic) has passed."""
     state = rules.initial_state()
     canonical: list[str] = []
     seats: list[int] = []
     for ply, text in enumerate(moves, start=1):
+        if time.monotonic() > deadline:
+            raise _TooLate
         if not isinstance(text, str):
             raise RecordError(f"ply {ply}: a move must be text, not {text!r}", ply)
         try:
@@ -189,21 +220,24 @@ def _stored_with(rules: Rules[Any, Any], moves: list[str]) -> Any | _Failed:
 
 
 def _import(
-    slug: str, options: Options, _state: Any, argument: tuple[list[object], object]
-) -> ImportedGame | _Failed:
+    slug: str, options: Options, _state: Any, argument: tuple[list[object], object, float | None]
+) -> ImportedGame | _Failed | _Late:
     return _import_with(_worker_rules(slug, options), argument)
 
 
 def _import_with(
-    rules: Rules[Any, Any], argument: tuple[list[object], object]
-) -> ImportedGame | _Failed:
-    moves, result = argument
+    rules: Rules[Any, Any], argument: tuple[list[object], object, float | None]
+) -> ImportedGame | _Failed | _Late:
+    moves, result, seconds = argument
     try:
-        state, canonical, seats = _replay(rules, moves)
+        state, canonical, seats = _replay(rules, moves, _deadline(seconds))
         outcome = rules.outcome(state)
         check_result(outcome, result)
     except RecordError as exc:
         return _Failed(str(exc), exc.ply)
+    except _TooLate:
+        assert seconds is not None
+        return _Late(seconds)
     colours = dict(rules.view(state).get("colours") or {})
     return ImportedGame(
         tuple(canonical), tuple(seats), outcome.to_json() if outcome else None, colours
@@ -228,28 +262,30 @@ class ViewsPage:
         return views
 
 
-def _warm(slug: str, options: Options, _state: Any, _argument: None) -> None:
-    _worker_rules(slug, options)
+ViewsArgument = tuple[list[str], int, int, int, float | None]
 
 
 def _views(
-    slug: str, options: Options, _state: Any, argument: tuple[list[str], int, int, int]
-) -> ViewsPage | _Failed:
+    slug: str, options: Options, _state: Any, argument: ViewsArgument
+) -> ViewsPage | _Failed | _Late:
     return _views_with(_worker_rules(slug, options), argument)
 
 
-def _views_with(
-    rules: Rules[Any, Any], argument: tuple[list[str], int, int, int]
-) -> ViewsPage | _Failed:
+def _views_with(rules: Rules[Any, Any], argument: ViewsArgument) -> ViewsPage | _Failed | _Late:
     """The views after plies ``first`` .. ``first + count - 1`` of ``moves`` (ply 0: before any
     move), stopping before the view that would take the page's JSON past ``max_bytes`` (one view
-    at least). Only the moves up to the last view returned are replayed, and checked."""
-    moves, first, count, max_bytes = argument
+    at least), or at the time limit (``seconds``, counted from here: _Late). Only the moves up to
+    the last view returned are replayed, and checked."""
+    moves, first, count, max_bytes, seconds = argument
+    deadline = _deadline(seconds)
     last = min(len(moves), first + count - 1)
     state = rules.initial_state()
     views: list[str] = []
     size = 0
     for ply in range(last + 1):
+        if time.monotonic() > deadline:
+            assert seconds is not None
+            return _Late(seconds)
         if ply > 0:
             try:
                 state = rules.play(state, moves[ply - 1])
@@ -382,16 +418,16 @@ class RulesRunner:
         against the record's result); RecordError naming the first fault.
 
         Untrusted input: with workers, it is replayed in a worker for every game, not only the
-        slow ones, under ``time_limit`` seconds (the runner's if None): never on the event loop.
+        slow ones (never on the event loop), and stops after ``time_limit`` seconds of its own
+        work (``rules_timeout``); the runner's timeout remains the backstop.
         """
         moves = record.get("moves")
         if not isinstance(moves, list):
             raise RecordError("the record's moves must be a list of texts")
-        argument = (list(moves), record.get("result"))
+        argument = (list(moves), record.get("result"), time_limit)
         if self.workers <= 0:
             return _unwrap(_import_with(rules, argument))
-        await self._started(rules)
-        return _unwrap(await self._run(_import, rules, None, argument, time_limit))
+        return _unwrap(await self._run(_import, rules, None, argument))
 
     async def views(
         self,
@@ -405,19 +441,12 @@ class RulesRunner:
         """The views after plies ``first`` .. ``first + count - 1`` of ``moves``, at most
         ``max_bytes`` of JSON (:func:`_views_with`); RecordError naming the first bad ply.
 
-        Untrusted input (``POST /api/replay``): with workers, it runs in a worker for every game
-        under ``time_limit`` seconds (the runner's if None)."""
-        argument = (list(moves), first, count, max_bytes)
+        Untrusted input (``POST /api/replay``): with workers, it runs in a worker for every game,
+        and stops after ``time_limit`` seconds of its own work (``rules_timeout``)."""
+        argument: ViewsArgument = (list(moves), first, count, max_bytes, time_limit)
         if self.workers <= 0:
             return _unwrap(_views_with(rules, argument))
-        await self._started(rules)
-        return _unwrap(await self._run(_views, rules, None, argument, time_limit))
-
-    async def _started(self, rules: Rules[Any, Any]) -> None:
-        """Start the pool if it is not running, under the runner's own time limit: a worker's start
-        (importing the rules, about a second) must not count against a replay's short limit."""
-        if self._executor is None:
-            await self._run(_warm, rules, None, None)
+        return _unwrap(await self._run(_views, rules, None, argument))
 
     # The pool ----------------------------------------------------------------------------------
 
@@ -425,16 +454,9 @@ class RulesRunner:
         return rules.slow_positions and self.workers > 0
 
     async def _run(
-        self,
-        work: Callable[..., T],
-        rules: Rules[Any, Any],
-        state: Any,
-        argument: Any,
-        time_limit: float | None = None,
+        self, work: Callable[..., T], rules: Rules[Any, Any], state: Any, argument: Any
     ) -> T:
-        """``work(slug, options, state, argument)`` in a worker, under ``time_limit`` seconds (the
-        runner's if None)."""
-        limit = self.timeout if time_limit is None else time_limit
+        """``work(slug, options, state, argument)`` in a worker, under the timeout."""
         options = tuple(sorted(rules.options.items()))
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
@@ -442,13 +464,13 @@ class RulesRunner:
             try:
                 self.calls += 1
                 call = loop.run_in_executor(executor, work, rules.slug, options, state, argument)
-                return await asyncio.wait_for(call, limit)
+                return await asyncio.wait_for(call, self.timeout)
             except TimeoutError:
                 # The worker may be stuck for long: stop it, and let the next call start afresh.
                 self._replace(executor, kill=True)
                 raise AppError(
                     ErrorCode.RULES_TIMEOUT,
-                    f"the rules of {rules.slug} took over {limit:g} s; try again",
+                    f"the rules of {rules.slug} took over {self.timeout:g} s; try again",
                 ) from None
             except BrokenProcessPool:
                 # A worker died (killed, out of memory): start a new pool and try once more.

@@ -150,6 +150,19 @@ async def test_a_replay_past_its_time_limit_answers_rules_timeout(
     assert answer.json()["error"]["code"] == "rules_timeout"
 
 
+async def test_a_late_replay_leaves_the_worker_serving(
+    hasty_app: FastAPI, hasty: httpx.AsyncClient
+) -> None:
+    """The replay stops itself at its limit: no pool is replaced, so no other game's work in the
+    same worker is lost (and time queued behind that work is not counted)."""
+    late = replay_body(**{"from": 697, "count": 1})
+    assert (await hasty.post("/api/replay", json=late)).status_code == 503
+    pool = runner(hasty_app)._executor
+    assert pool is not None
+    assert (await hasty.post("/api/replay", json=late)).status_code == 503
+    assert runner(hasty_app)._executor is pool
+
+
 async def test_an_import_past_its_time_limit_answers_rules_timeout(
     hasty: httpx.AsyncClient,
 ) -> None:
