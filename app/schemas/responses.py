@@ -138,7 +138,8 @@ class GameSummary(Out):
     public: bool
     imported: bool
     imported_by: str | None = Field(
-        description="the name of the guest who imported the record; null for a game played here"
+        default=None,
+        description="the name of the guest who imported the record; null for a game played here",
     )
     players: list[Player]
     colours: Colours
@@ -255,7 +256,8 @@ class ArchiveEntry(Out):
     finished_at: int | None
     imported: bool
     imported_by: str | None = Field(
-        description="the name of the guest who imported the record; null for a game played here"
+        default=None,
+        description="the name of the guest who imported the record; null for a game played here",
     )
 
 
