@@ -247,11 +247,7 @@ async def import_record(
     request: Request, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
     """Store an uploaded record (validated by replay) as an archived game imported by the
-    visitor, who must have chosen a name (403 ``name_required``)."""
-    if visitor.name.startswith("Guest-"):  # before reading a byte of the body
-        raise AppError(
-            ErrorCode.NAME_REQUIRED, "choose a name (PUT /api/me) before importing a record"
-        )
+    visitor, who must have chosen a name (403 ``name_required``, once the body is JSON)."""
     length = natural(request.headers.get("content-length") or "")
     if length is not None and length > IMPORT_MAX_BYTES:
         raise AppError(ErrorCode.RECORD_TOO_LARGE, "a record may not exceed 1 MiB")

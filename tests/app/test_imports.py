@@ -73,6 +73,10 @@ async def test_an_import_needs_a_chosen_name(clients: Any, app: FastAPI) -> None
     answer = await anonymous.post("/api/archive/import", json=record_of(1))
     assert "name" in refused(answer, 403, "name_required")["message"]
     assert await counts(app) == before
+    not_json = await anonymous.post(
+        "/api/archive/import", content=b"{", headers={"content-type": "application/json"}
+    )
+    refused(not_json, 422, "bad_json")  # the body's form first, as documented
 
 
 async def test_an_imported_game_says_who_imported_it(clients: Any) -> None:
