@@ -70,6 +70,8 @@ class Game(Base):
     reason: Mapped[str | None] = mapped_column(String(32))
     result_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     imported: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The name of the guest who imported the record (None for games played here).
+    imported_by: Mapped[str | None] = mapped_column(String(NAME_MAX))
     created_at: Mapped[int] = mapped_column(BigInteger)
     last_activity_at: Mapped[int] = mapped_column(BigInteger)
     finished_at: Mapped[int | None] = mapped_column(BigInteger)

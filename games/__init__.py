@@ -80,6 +80,21 @@ def get(
     return rules(**given)
 
 
+def get_offered(slug: str, options: Mapping[str, object] | None = None, /) -> Rules[Any, Any]:
+    """The rules of ``slug`` with ``options`` whose every value is one the catalogue offers
+    (``Option.choices``): what a player may create, replay or import. ValueError otherwise.
+
+    >>> get_offered("valaturna", {"size": 6})
+    Traceback (most recent call last):
+    ...
+    ValueError: valaturna: option 'size' cannot be 6 (offered: 5, 7)
+    """
+    rules = get(slug, options)
+    for option in rules.OPTIONS:
+        option.check_offered(slug, rules.options[option.name])
+    return rules
+
+
 __all__ = [
     "INFOS",
     "REGISTRY",
@@ -93,6 +108,7 @@ __all__ = [
     "Rules",
     "Steps",
     "get",
+    "get_offered",
     "info",
     "infos",
     "names",

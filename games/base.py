@@ -68,6 +68,15 @@ class Option:
             allowed = f">= {self.minimum}{top}"
         raise ValueError(f"{game}: option {self.name!r} cannot be {value!r} (allowed: {allowed})")
 
+    def check_offered(self, game: str, value: OptionValue) -> None:
+        """ValueError naming the option unless ``value`` is one of the ``choices`` offered to players
+        (the range of ``minimum``/``maximum`` is for engines and tests, not for the site)."""
+        if value not in self.choices:
+            offered = ", ".join(map(repr, self.choices))
+            raise ValueError(
+                f"{game}: option {self.name!r} cannot be {value!r} (offered: {offered})"
+            )
+
     def to_json(self) -> dict[str, Any]:
         """The option as the lobby shows it."""
         return {

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from . import get
+from . import get, get_offered
 from .base import Outcome, Rules
 from .errors import RecordError
 
@@ -59,8 +59,9 @@ def replay_moves(rules: Rules[Any, Any], moves: Sequence[str]) -> Any:
     return state
 
 
-def rules_of(record: Mapping[str, Any]) -> Rules[Any, Any]:
-    """The rules a record names; RecordError if the format, game or options are wrong.
+def rules_of(record: Mapping[str, Any], *, offered_only: bool = False) -> Rules[Any, Any]:
+    """The rules a record names; RecordError if the format, game or options are wrong (with
+    ``offered_only``, also if an option's value is not one the catalogue offers).
 
     Former option names are read too (``Rules.RENAMED_OPTIONS``):
 
@@ -77,7 +78,7 @@ def rules_of(record: Mapping[str, Any]) -> Rules[Any, Any]:
     if not isinstance(options, Mapping):
         raise RecordError("the record's options must be an object")
     try:
-        return get(game, options)
+        return get_offered(game, options) if offered_only else get(game, options)
     except ValueError as exc:
         raise RecordError(str(exc)) from exc
 
@@ -117,6 +118,8 @@ def check_result(outcome: Outcome | None, result: object) -> None:
         raise RecordError(f"the game is not over after its last move, yet the result is {result!r}")
     if winner is not None and not (type(winner) is int and winner in (1, 2)):
         raise RecordError(f"the result's winner must be 1, 2 or null, not {winner!r}")
+    if result.get("scores") is not None:
+        raise RecordError("a game the rules left open has no scores: they must be null")
 
 
 def _core(result: Mapping[str, Any]) -> tuple[Any, ...]:

@@ -245,12 +245,15 @@ async def archive(
     "/api/archive/import",
     status_code=201,
     response_model=ImportedOut,
-    responses=error_responses(413, 422, 429),
+    responses=error_responses(403, 413, 422, 429, 503),
     openapi_extra=RECORD_BODY,
     dependencies=[Depends(rate_limited("import per visitor", "import per IP"))],
 )
-async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]:
-    """Store an uploaded record (validated by replay) as an imported archived game."""
+async def import_record(
+    request: Request, visitor: VisitorDep, service: ServiceDep
+) -> dict[str, Any]:
+    """Store an uploaded record (validated by replay) as an archived game imported by the
+    visitor, who must have chosen a name (403 ``name_required``, once the body is JSON)."""
     length = natural(request.headers.get("content-length") or "")
     if length is not None and length > IMPORT_MAX_BYTES:
         raise AppError(ErrorCode.RECORD_TOO_LARGE, "a record may not exceed 1 MiB")
@@ -261,4 +264,4 @@ async def import_record(request: Request, service: ServiceDep) -> dict[str, Any]
         record = loads(raw)
     except ValueError as exc:
         raise AppError(ErrorCode.BAD_JSON, f"the body is not JSON: {exc}", ply=None) from None
-    return await service.import_record(record)
+    return await service.import_record(record, visitor)

@@ -1,7 +1,9 @@
-"""``POST /api/replay``: the view after every ply of a move list, for review and replay.
+"""``POST /api/replay``: the views after the plies asked of a move list, for review and replay.
 
 The browser holds no rule, so it asks for earlier positions here; the reading service replays the
-moves through the rules runner and names the first bad ply, as for an imported record.
+moves through the rules runner (a worker, under ``REPLAY_TIMEOUT``) and names the first bad ply, as
+for an imported record. An answer holds at most ``REPLAY_MAX_VIEWS`` views and about 1 MB: the
+client asks for the window it needs (``from``, ``count``) and follows ``next``.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Request, Response
 
 from app.deps import ServiceDep
 from app.errors import AppError, ErrorCode
@@ -18,6 +20,7 @@ from app.runtime.limiter import rate_limited
 from app.schemas import error_responses
 from app.schemas.requests import REPLAY_BODY
 from app.schemas.responses import ReplayOut
+from app.services.reading import REPLAY_MAX_VIEWS
 
 router = APIRouter()
 
@@ -28,12 +31,13 @@ MAX_REPLAY_BYTES = 1 << 20
 @router.post(
     "/api/replay",
     response_model=ReplayOut,
-    responses=error_responses(422, 429),
+    responses=error_responses(422, 429, 503),
     openapi_extra=REPLAY_BODY,
     dependencies=[Depends(rate_limited("replay per visitor", "replay per IP"))],
 )
-async def replay_views(request: Request, service: ServiceDep) -> dict[str, Any]:
-    """The view after every ply of ``{"game", "options", "moves"}`` (ply 0 first), for review."""
+async def replay_views(request: Request, service: ServiceDep) -> Response:
+    """The views after plies ``from`` .. ``from + count - 1`` of ``{"game", "options", "moves"}``
+    (ply 0: before any move), for review."""
     raw = await request.body()
     if len(raw) > MAX_REPLAY_BYTES:
         raise _replay_error(f"the body is over {MAX_REPLAY_BYTES} bytes")
@@ -53,8 +57,26 @@ async def replay_views(request: Request, service: ServiceDep) -> dict[str, Any]:
         raise _replay_error("moves must be a list of move texts")
     if len(moves) > MAX_REPLAY_PLIES:
         raise _replay_error(f"at most {MAX_REPLAY_PLIES} moves, not {len(moves)}")
-    views = await service.replay(body.get("game"), body.get("options", {}), moves)
-    return {"views": views}
+    first = _natural(body, "from", 0, MAX_REPLAY_PLIES)
+    count = _natural(body, "count", REPLAY_MAX_VIEWS, REPLAY_MAX_VIEWS, minimum=1)
+    # Encoded by the worker (ReplayOut's shape, checked by the tests): up to 1 MB of views that
+    # the event loop neither validates nor encodes again.
+    encoded = await service.replay(body.get("game"), body.get("options", {}), moves, first, count)
+    return Response(encoded, media_type="application/json")
+
+
+def _natural(body: dict[str, Any], name: str, default: int, maximum: int, minimum: int = 0) -> int:
+    """The integer field ``name`` of the body (``default`` if absent); ``invalid_request`` if it is
+    no integer from ``minimum`` to ``maximum``."""
+    value = body.get(name, default)
+    if type(value) is not int or not minimum <= value <= maximum:
+        shown = repr(value)[:40]
+        raise AppError(
+            ErrorCode.INVALID_REQUEST,
+            f"{name} must be an integer from {minimum} to {maximum}, not {shown}",
+            field=name,
+        )
+    return value
 
 
 def _replay_error(message: str) -> AppError:

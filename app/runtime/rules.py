@@ -5,8 +5,12 @@ rules inline. A game whose rules set ``slow_positions`` (Jotun) can take up to s
 positions; computed inline, that would freeze every socket of the process. Its searching work
 (``steps``, move checks, whole replays: stored moves, an imported record, ``POST /api/replay``) goes
 to a worker process instead, so a heavy position delays only the calls queued behind it, and the
-second core does the work. A worker call that runs past ``timeout`` seconds has its pool replaced
-and its caller told ``rules_timeout`` (503). Cheap, pure work (views, outcomes, whose turn, the
+second core does the work. Replays of untrusted input (an imported record, ``POST /api/replay``) go
+to a worker for every game, since anyone can send one, and stop themselves between two plies at
+their own time limit (``REPLAY_TIMEOUT``, ``IMPORT_TIMEOUT``; counted from the start of their work,
+not while queued); their caller is told ``rules_timeout`` (503) and the worker goes on serving. Any
+worker call that runs past ``timeout`` seconds has its pool replaced and its caller told
+``rules_timeout``. Cheap, pure work (views, outcomes, whose turn, the
 catalogue, the rules pages' figures) always runs inline, as plain synchronous calls.
 
 The runner keeps one ``Rules`` object per (game, options), in a bounded LRU, so whatever a game's
@@ -22,6 +26,8 @@ import asyncio
 import contextlib
 import ctypes
 import functools
+import json
+import math
 import multiprocessing
 import os
 import signal
@@ -55,6 +61,7 @@ __all__ = [
     "SeatColours",
     "Steps",
     "View",
+    "ViewsPage",
     "catalogue",
     "figure",
     "game_info",
@@ -130,6 +137,8 @@ class ImportedGame:
     moves: tuple[str, ...]
     seats: tuple[int, ...]
     outcome: Json | None
+    #: The final position's colour of each seat ("1", "2"), as the view gives them.
+    colours: dict[str, str | None]
 
 
 @dataclass(frozen=True)
@@ -140,10 +149,28 @@ class _Failed:
     ply: int | None
 
 
-def _unwrap(value: T | _Failed) -> T:
+@dataclass(frozen=True)
+class _Late:
+    """A replay of untrusted input that reached its time limit, stopped by the worker itself
+    between two plies: the pool is not replaced, and time queued before it is not counted."""
+
+    seconds: float
+
+
+def _unwrap(value: T | _Failed | _Late) -> T:
     if isinstance(value, _Failed):
         raise RecordError(value.message, value.ply)
+    if isinstance(value, _Late):
+        raise AppError(
+            ErrorCode.RULES_TIMEOUT,
+            f"the replay took over {value.seconds:g} s; ask for fewer plies, or try again",
+        )
     return value
+
+
+def _deadline(seconds: float | None) -> float:
+    """The monotonic time a replay of at most ``seconds`` must stop at (never, for None)."""
+    return math.inf if seconds is None else time.monotonic() + seconds
 
 
 def check_move(rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]:
@@ -152,12 +179,21 @@ def check_move(rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]
     return rules.format_move(state, move), rules.apply(state, move)
 
 
-def _replay(rules: Rules[Any, Any], moves: Sequence[object]) -> tuple[Any, list[str], list[int]]:
-    """The state after ``moves``, their canonical texts and seats; RecordError at the first bad ply."""
+class _TooLate(Exception):
+    """Raised by :func:`_replay` past its deadline."""
+
+
+def _replay(
+    rules: Rules[Any, Any], moves: Sequence[object], deadline: float = math.inf
+) -> tuple[Any, list[str], list[int]]:
+    """The state after ``moves``, their canonical texts and seats; RecordError at the first bad ply,
+    _TooLate once ``deadline`` (monotonic) has passed."""
     state = rules.initial_state()
     canonical: list[str] = []
     seats: list[int] = []
     for ply, text in enumerate(moves, start=1):
+        if time.monotonic() > deadline:
+            raise _TooLate
         if not isinstance(text, str):
             raise RecordError(f"ply {ply}: a move must be text, not {excerpt(text)}", ply)
         try:
@@ -190,38 +226,85 @@ def _stored_with(rules: Rules[Any, Any], moves: list[str]) -> Any | _Failed:
 
 
 def _import(
-    slug: str, options: Options, _state: Any, argument: tuple[list[object], object]
-) -> ImportedGame | _Failed:
+    slug: str, options: Options, _state: Any, argument: tuple[list[object], object, float | None]
+) -> ImportedGame | _Failed | _Late:
     return _import_with(_worker_rules(slug, options), argument)
 
 
 def _import_with(
-    rules: Rules[Any, Any], argument: tuple[list[object], object]
-) -> ImportedGame | _Failed:
-    moves, result = argument
+    rules: Rules[Any, Any], argument: tuple[list[object], object, float | None]
+) -> ImportedGame | _Failed | _Late:
+    moves, result, seconds = argument
     try:
-        state, canonical, seats = _replay(rules, moves)
+        state, canonical, seats = _replay(rules, moves, _deadline(seconds))
         outcome = rules.outcome(state)
         check_result(outcome, result)
     except RecordError as exc:
         return _Failed(str(exc), exc.ply)
-    return ImportedGame(tuple(canonical), tuple(seats), outcome.to_json() if outcome else None)
+    except _TooLate:
+        assert seconds is not None
+        return _Late(seconds)
+    colours = dict(rules.view(state).get("colours") or {})
+    return ImportedGame(
+        tuple(canonical), tuple(seats), outcome.to_json() if outcome else None, colours
+    )
 
 
-def _views(slug: str, options: Options, _state: Any, moves: list[str]) -> list[Json] | _Failed:
-    return _views_with(_worker_rules(slug, options), moves)
+@dataclass(frozen=True)
+class ViewsPage:
+    """A window of a replay's views: the view after each ply from ``first`` on, as many as fit,
+    already encoded as a JSON array by the worker (the event loop neither builds nor encodes them).
+    """
+
+    first: int
+    views_json: str
+    #: The ply of the first view left out (``count`` or the byte cap stopped the page), or None.
+    next: int | None
+
+    @property
+    def views(self) -> list[Json]:
+        """The views, decoded (for tests and tools; the server sends ``views_json`` as it is)."""
+        views: list[Json] = json.loads(self.views_json)
+        return views
 
 
-def _views_with(rules: Rules[Any, Any], moves: list[str]) -> list[Json] | _Failed:
+ViewsArgument = tuple[list[str], int, int, int, float | None]
+
+
+def _views(
+    slug: str, options: Options, _state: Any, argument: ViewsArgument
+) -> ViewsPage | _Failed | _Late:
+    return _views_with(_worker_rules(slug, options), argument)
+
+
+def _views_with(rules: Rules[Any, Any], argument: ViewsArgument) -> ViewsPage | _Failed | _Late:
+    """The views after plies ``first`` .. ``first + count - 1`` of ``moves`` (ply 0: before any
+    move), stopping before the view that would take the page's JSON past ``max_bytes`` (one view
+    at least), or at the time limit (``seconds``, counted from here: _Late). Only the moves up to
+    the last view returned are replayed, and checked."""
+    moves, first, count, max_bytes, seconds = argument
+    deadline = _deadline(seconds)
+    last = min(len(moves), first + count - 1)
     state = rules.initial_state()
-    views = [rules.view(state)]
-    for ply, text in enumerate(moves, start=1):
-        try:
-            state = rules.play(state, text)
-        except ValueError as exc:
-            return _Failed(f"ply {ply}: {exc}", ply)
-        views.append(rules.view(state))
-    return views
+    views: list[str] = []
+    size = 0
+    for ply in range(last + 1):
+        if time.monotonic() > deadline:
+            assert seconds is not None
+            return _Late(seconds)
+        if ply > 0:
+            try:
+                state = rules.play(state, moves[ply - 1])
+            except ValueError as exc:
+                return _Failed(f"ply {ply}: {exc}", ply)
+        if ply < first:
+            continue
+        view = json.dumps(rules.view(state), separators=(",", ":"))
+        size += len(view) + 1
+        if views and size > max_bytes:
+            return ViewsPage(first, f"[{','.join(views)}]", ply)
+        views.append(view)
+    return ViewsPage(first, f"[{','.join(views)}]", last + 1 if last < len(moves) else None)
 
 
 # --- the worker's start: it must not outlive the server -------------------------------------------
@@ -287,9 +370,15 @@ class RulesRunner:
         self._keep(key, rules)
         return rules
 
+    def offered_rules(self, slug: str, options: Mapping[str, Any]) -> Rules[Any, Any]:
+        """The shared ``Rules`` of a new game: ``slug`` with options the catalogue offers (a stored
+        game's may be others); ValueError if either is bad."""
+        return self._shared(games.get_offered(slug, options))
+
     def record_rules(self, record: Mapping[str, Any]) -> Rules[Any, Any]:
-        """The shared ``Rules`` a record names; RecordError if its format, game or options are bad."""
-        return self._shared(rules_of(record))
+        """The shared ``Rules`` a record (an import, a replay) names; RecordError if its format or
+        game is bad, or an option is not one the catalogue offers."""
+        return self._shared(rules_of(record, offered_only=True))
 
     def _shared(self, rules: Rules[Any, Any]) -> Rules[Any, Any]:
         """The cached instance equal to ``rules`` (same game, same full options), else ``rules``."""
@@ -357,22 +446,42 @@ class RulesRunner:
             return _unwrap(_stored_with(rules, list(moves)))
         return _unwrap(await self._run(_stored, rules, None, list(moves)))
 
-    async def read_record(self, rules: Rules[Any, Any], record: Mapping[str, Any]) -> ImportedGame:
+    async def read_record(
+        self, rules: Rules[Any, Any], record: Mapping[str, Any], time_limit: float | None = None
+    ) -> ImportedGame:
         """An uploaded record replayed once: canonical moves, seats, the rules' outcome (checked
-        against the record's result); RecordError naming the first fault."""
+        against the record's result); RecordError naming the first fault.
+
+        Untrusted input: with workers, it is replayed in a worker for every game, not only the
+        slow ones (never on the event loop), and stops after ``time_limit`` seconds of its own
+        work (``rules_timeout``); the runner's timeout remains the backstop.
+        """
         moves = record.get("moves")
         if not isinstance(moves, list):
             raise RecordError("the record's moves must be a list of texts")
-        argument = (list(moves), record.get("result"))
-        if not self._offload(rules):
+        argument = (list(moves), record.get("result"), time_limit)
+        if self.workers <= 0:
             return _unwrap(_import_with(rules, argument))
         return _unwrap(await self._run(_import, rules, None, argument))
 
-    async def views(self, rules: Rules[Any, Any], moves: Sequence[str]) -> list[Json]:
-        """The view after every ply (ply 0 first); RecordError naming the first bad ply."""
-        if not self._offload(rules):
-            return _unwrap(_views_with(rules, list(moves)))
-        return _unwrap(await self._run(_views, rules, None, list(moves)))
+    async def views(
+        self,
+        rules: Rules[Any, Any],
+        moves: Sequence[str],
+        first: int,
+        count: int,
+        max_bytes: int,
+        time_limit: float | None = None,
+    ) -> ViewsPage:
+        """The views after plies ``first`` .. ``first + count - 1`` of ``moves``, at most
+        ``max_bytes`` of JSON (:func:`_views_with`); RecordError naming the first bad ply.
+
+        Untrusted input (``POST /api/replay``): with workers, it runs in a worker for every game,
+        and stops after ``time_limit`` seconds of its own work (``rules_timeout``)."""
+        argument: ViewsArgument = (list(moves), first, count, max_bytes, time_limit)
+        if self.workers <= 0:
+            return _unwrap(_views_with(rules, argument))
+        return _unwrap(await self._run(_views, rules, None, argument))
 
     # The pool ----------------------------------------------------------------------------------
 

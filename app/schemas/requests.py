@@ -71,6 +71,8 @@ class ReplayIn(Strict):
     game: StrictStr
     options: dict[str, Any] = Field(default_factory=dict)
     moves: Annotated[list[StrictStr], Field(max_length=2000)]
+    from_: Annotated[StrictInt, Field(alias="from", ge=0, le=2000)] = 0
+    count: Annotated[StrictInt, Field(ge=1, le=32)] = 32
 
 
 def raw_body(schema: dict[str, Any]) -> dict[str, Any]:

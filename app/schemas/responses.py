@@ -16,8 +16,9 @@ from app.schemas.view import Colours, Hint, Result, Seat, View
 
 GameStatus = Literal["waiting", "active", "finished", "cancelled"]
 OptionValue = int | str
-#: A result read back from the database. Not checked when answering: an imported record's result
-#: with a server reason is stored as the record gave it, and must not turn a listing into a 500.
+#: A result read back from the database. Not checked when answering: records imported before
+#: issue 14 kept a server reason's result as the record gave it, and must not turn a listing into
+#: a 500 (an import's result is now built by the server from checked fields).
 StoredResult = Annotated[Result | None, SkipValidation]
 
 
@@ -136,6 +137,10 @@ class GameSummary(Out):
     status: GameStatus
     public: bool
     imported: bool
+    imported_by: str | None = Field(
+        default=None,
+        description="the name of the guest who imported the record; null for a game played here",
+    )
     players: list[Player]
     colours: Colours
     moves: list[str]
@@ -187,9 +192,14 @@ class RecordOut(Out):
 
 
 class ReplayOut(Out):
-    """The view before any move, then after each ply."""
+    """The views after plies ``from``, ``from + 1``, ... (ply 0: before any move): at most 32, and
+    about 1 MB; ``next`` is the ply of the first view left out (None when the last ply is in),
+    ``total`` the number of positions (moves + 1)."""
 
+    from_: int = Field(alias="from")
     views: list[View]
+    next: int | None
+    total: int
 
 
 # --- listings --------------------------------------------------------------------------------------
@@ -245,6 +255,10 @@ class ArchiveEntry(Out):
     result: StoredResult
     finished_at: int | None
     imported: bool
+    imported_by: str | None = Field(
+        default=None,
+        description="the name of the guest who imported the record; null for a game played here",
+    )
 
 
 class ArchiveOut(Out):

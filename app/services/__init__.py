@@ -150,9 +150,11 @@ class GameService:
         """:meth:`ReadingService.live_games`."""
         return await self.reading.live_games()
 
-    async def replay(self, game: object, options: object, moves: list[str]) -> list[Json]:
+    async def replay(
+        self, game: object, options: object, moves: list[str], first: int, count: int
+    ) -> bytes:
         """:meth:`ReadingService.replay`."""
-        return await self.reading.replay(game, options, moves)
+        return await self.reading.replay(game, options, moves, first, count)
 
     # archive
     async def archive(
@@ -161,9 +163,9 @@ class GameService:
         """:meth:`ArchiveService.archive`."""
         return await self.archiving.archive(filters, after, limit)
 
-    async def import_record(self, record: object) -> Json:
+    async def import_record(self, record: object, visitor: Visitor) -> Json:
         """:meth:`ArchiveService.import_record`."""
-        return await self.archiving.import_record(record)
+        return await self.archiving.import_record(record, visitor)
 
     def close(self) -> None:
         """Stop the rules workers."""

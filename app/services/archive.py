@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any
 
@@ -11,7 +12,11 @@ from app.identity import name_key, validate_name
 from app.repository import reads
 from app.repository.writes import NewGame
 from app.runtime.rules import RecordError, title
-from app.services.core import Core, Json, players_json
+from app.services.core import Core, Json, Visitor, players_json
+
+#: The most JSON one archive page holds past its first game: 100 games of today's few hundred
+#: bytes each fit; a page of games holding more stops early, with a cursor.
+ARCHIVE_PAGE_BYTES = 256 * 1024
 
 
 class ArchiveService:
@@ -23,13 +28,15 @@ class ArchiveService:
     async def archive(
         self, filters: reads.ArchiveFilter, after: tuple[int, str] | None, limit: int
     ) -> tuple[list[Json], tuple[int, str] | None]:
-        """One archive page and the key of its last game when more follow."""
+        """One archive page and the key of its last game when more follow: at most ``limit``
+        games and, after the first, no more than ``ARCHIVE_PAGE_BYTES`` of JSON (a page stops
+        early, with a cursor, rather than grow with what the games hold)."""
         async with self.core.sessions() as session:
             rows = list(await reads.archive_page(session, filters, after, limit + 1))
-        more = len(rows) > limit
-        rows = rows[:limit]
-        entries = [
-            {
+        entries: list[Json] = []
+        size = 0
+        for g in rows[:limit]:
+            entry = {
                 "id": g.id,
                 "game": g.slug,
                 "title": title(g.slug),
@@ -39,34 +46,56 @@ class ArchiveService:
                 "result": g.result_json,
                 "finished_at": g.finished_at,
                 "imported": g.imported,
+                "imported_by": g.imported_by,
             }
-            for g in rows
-        ]
-        last = rows[-1] if more and rows else None
+            size += len(json.dumps(entry, separators=(",", ":"))) + 1
+            if entries and size > ARCHIVE_PAGE_BYTES:
+                break
+            entries.append(entry)
+        more = len(entries) < len(rows)
+        last = rows[len(entries) - 1] if more and entries else None
         cursor = (last.finished_at or 0, last.id) if last is not None else None
         return entries, cursor
 
-    async def import_record(self, record: object) -> Json:
-        """Store a finished game's record, validated by replay, as an imported archived game.
+    async def import_record(self, record: object, visitor: Visitor) -> Json:
+        """Store a finished game's record, validated by replay, as an archived game imported by
+        ``visitor`` (who must have chosen a name).
 
-        The record is replayed once, by the rules runner (a worker for slow games), before the
-        write: the replay gives the canonical texts and the seat of every ply.
+        The record is checked field by field first (only the known fields, of their types, texts of
+        bounded length), then replayed once by the rules runner (a worker, under
+        ``IMPORT_TIMEOUT``), which gives the canonical texts and the seat of every ply. The stored
+        result is built from the checked values only, so everything stored can be sent back.
         """
-        if not isinstance(record, dict):
-            raise AppError(ErrorCode.INVALID_RECORD, "a record must be a JSON object", ply=None)
+        if visitor.name.startswith("Guest-"):
+            raise AppError(
+                ErrorCode.NAME_REQUIRED, "choose a name (PUT /api/me) before importing a record"
+            )
+        _check_record(record)
+        assert isinstance(record, dict)
+        names = _names(record.get("players", []))
         try:
             rules = self.core.rules.record_rules(record)
-            replayed = await self.core.rules.read_record(rules, record)
+            replayed = await self.core.rules.read_record(
+                rules, record, time_limit=self.core.settings.import_timeout
+            )
         except RecordError as exc:
             raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
-        result: Json | None = replayed.outcome or record.get("result")
+        result: Json | None = replayed.outcome
+        given = record.get("result")
+        if result is None and isinstance(given, dict):  # a server reason, checked by the replay
+            winner = given.get("winner")
+            result = {
+                "winner": winner,
+                "colour": None if winner is None else replayed.colours.get(str(winner)),
+                "reason": given["reason"],
+                "scores": None,
+            }
         if result is None:
             raise AppError(
                 ErrorCode.UNFINISHED_RECORD,
                 "the moves leave the game open and the record gives no result",
                 ply=None,
             )
-        names = _names(record.get("players", []))
         now = self.core.clock.now()
         game_id = secrets.token_urlsafe(9)
         plies = len(replayed.moves)
@@ -89,6 +118,7 @@ class ArchiveService:
             "reason": str(result.get("reason")),
             "result_json": dict(result),
             "imported": True,
+            "imported_by": visitor.name,
             "created_at": now,
             "last_activity_at": now,
             "finished_at": now,
@@ -125,21 +155,113 @@ class ArchiveService:
 
 
 def _names(players: Any) -> dict[int, str]:
-    """The record's player names by seat, validated as guest names are."""
+    """The record's player names by seat (at most one a seat), validated as guest names are."""
     names: dict[int, str] = {}
-    if not isinstance(players, list):
-        raise AppError(ErrorCode.INVALID_RECORD, "the record's players must be a list", ply=None)
+    if not isinstance(players, list) or len(players) > 2:
+        raise _refuse("the record's players must be a list of at most two", "players")
     for entry in players:
-        if not isinstance(entry, dict) or entry.get("seat") not in (1, 2):
-            raise AppError(
-                ErrorCode.INVALID_RECORD,
-                f"a player must be {{seat: 1|2, name}}, not {excerpt(entry)}",
-                ply=None,
+        if (
+            not isinstance(entry, dict)
+            or set(entry) - PLAYER_FIELDS
+            or type(entry.get("seat")) is not int
+            or entry["seat"] not in (1, 2)
+            or entry["seat"] in names
+        ):
+            raise _refuse(
+                f"a player must be {{seat: 1|2, name}}, one a seat, not {excerpt(entry)}", "players"
             )
         try:
             names[entry["seat"]] = validate_name(entry.get("name"))
         except AppError as exc:
-            raise AppError(
-                ErrorCode.INVALID_RECORD, f"player {entry['seat']}: {exc.message}", ply=None
-            ) from exc
+            raise _refuse(f"player {entry['seat']}: {exc.message}", "players") from exc
     return names
+
+
+#: The fields of a record (``hexmoot-record/1``) and of its result; any other is refused.
+RECORD_FIELDS = frozenset({"format", "game", "options", "players", "moves", "result"})
+RESULT_FIELDS = frozenset({"winner", "colour", "reason", "scores"})
+PLAYER_FIELDS = frozenset({"seat", "name"})
+#: The longest text a record may hold in a field other than a name or a move (a reason, a colour,
+#: an option's value) and the longest move text; the most moves (as ``POST /api/replay``).
+MAX_TEXT = 32
+MAX_MOVE_TEXT = 200
+MAX_RECORD_PLIES = 2000
+
+
+def _refuse(message: str, field: str) -> AppError:
+    return AppError(ErrorCode.INVALID_RECORD, message, ply=None, field=field)
+
+
+def _check_record(record: object) -> None:
+    """``invalid_record`` (with ``field``) unless ``record`` has only a record's fields, each of
+    its type and of bounded length; whether the moves and the result agree with the rules is the
+    replay's to say."""
+    if not isinstance(record, dict):
+        raise AppError(ErrorCode.INVALID_RECORD, "a record must be a JSON object", ply=None)
+    for name in record:
+        if name not in RECORD_FIELDS:
+            raise _refuse(f"a record has no field {excerpt(name)}", excerpt(name))
+    options = record.get("options", {})
+    if isinstance(options, dict):
+        for name, value in options.items():
+            if len(name) > MAX_TEXT or (isinstance(value, str) and len(value) > MAX_TEXT):
+                raise _refuse(f"option {excerpt(name)}: too long", "options")
+    moves = record.get("moves")
+    if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+        raise _refuse("the record's moves must be a list of texts", "moves")
+    if len(moves) > MAX_RECORD_PLIES:
+        raise _refuse(f"a record holds at most {MAX_RECORD_PLIES} moves", "moves")
+    for ply, text in enumerate(moves, 1):
+        if not 1 <= len(text) <= MAX_MOVE_TEXT:
+            raise AppError(
+                ErrorCode.INVALID_RECORD,
+                f"ply {ply}: a move has 1 to {MAX_MOVE_TEXT} characters",
+                ply=ply,
+                field="moves",
+            )
+    _check_result(record.get("result"))
+
+
+def _check_result(result: object) -> None:
+    """A record's result: null, or ``{"winner", "reason", "scores", "colour"}`` with a seat or
+    null, a short text, the score shape (two ints or two lists of ints) or null, a colour name."""
+    if result is None:
+        return
+    if not isinstance(result, dict):
+        raise _refuse(
+            f"a record's result must be an object or null, not {excerpt(result)}", "result"
+        )
+    for name in result:
+        if name not in RESULT_FIELDS:
+            raise _refuse(f"a result has no field {excerpt(name)}", f"result.{excerpt(name)}")
+    winner = result.get("winner")
+    if winner is not None and not (type(winner) is int and winner in (1, 2)):
+        raise _refuse(f"the winner must be 1, 2 or null, not {excerpt(winner)}", "result.winner")
+    reason = result.get("reason")
+    if not isinstance(reason, str) or not 1 <= len(reason) <= MAX_TEXT:
+        raise _refuse(
+            f"the reason must be a text of 1 to {MAX_TEXT} characters, not {excerpt(reason)}",
+            "result.reason",
+        )
+    colour = result.get("colour")
+    if colour is not None and not (isinstance(colour, str) and len(colour) <= MAX_TEXT):
+        raise _refuse(
+            f"the colour must be a short text or null, not {excerpt(colour)}", "result.colour"
+        )
+    scores = result.get("scores")
+    if scores is not None and not (
+        isinstance(scores, list) and len(scores) == 2 and all(_is_score(s) for s in scores)
+    ):
+        raise _refuse(
+            f"the scores must be null or two scores (ints or lists of ints), not {excerpt(scores)}",
+            "result.scores",
+        )
+
+
+def _is_score(score: object) -> bool:
+    def is_int(value: object) -> bool:
+        return type(value) is int and abs(value) < 1 << 31
+
+    return is_int(score) or (
+        isinstance(score, list) and len(score) <= 8 and all(is_int(s) for s in score)
+    )

@@ -53,7 +53,7 @@ class LifecycleService:
                 field="game",
             )
         try:
-            rules = core.rules.rules(slug, options)
+            rules = core.rules.offered_rules(slug, options)
         except ValueError as exc:
             match = re.search(r"option '([^']*)'", str(exc))
             field = f"options.{match.group(1)}" if match else "options"

@@ -3,6 +3,7 @@ the replay of any move list (``POST /api/replay``). Nothing here writes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -13,6 +14,10 @@ from app.runtime.rules import RecordError, title
 from app.services.core import Core, Json, Visitor, players_json
 
 REPLAY_FORMAT = "hexmoot-record/1"
+#: The most views one ``POST /api/replay`` answer holds, and the most bytes of views: a Jotun size-6
+#: view is up to 33 KB, the largest of the catalogue, so a full page stays under about 1 MB.
+REPLAY_MAX_VIEWS = 32
+REPLAY_MAX_BYTES = 1_000_000
 
 
 class ReadingService:
@@ -53,6 +58,7 @@ class ReadingService:
                 "status": game.status,
                 "public": game.public,
                 "imported": game.imported,
+                "imported_by": game.imported_by,
                 "players": players_json(game),
                 "colours": view["colours"],
                 "moves": list(position.moves),
@@ -134,12 +140,36 @@ class ReadingService:
             rows = await reads.live_games(session)
             return [core.live_entry(g, await core.position(session, g)) for g in rows]
 
-    async def replay(self, game: object, options: object, moves: list[str]) -> list[Json]:
-        """The view after every ply of ``moves`` (ply 0 first), for review; ``invalid_record``
-        naming the first bad ply, as for an imported record."""
+    async def replay(
+        self, game: object, options: object, moves: list[str], first: int, count: int
+    ) -> bytes:
+        """The views after plies ``first`` .. ``first + count - 1`` of ``moves`` (ply 0: before any
+        move), for review: at most ``REPLAY_MAX_VIEWS`` views and ``REPLAY_MAX_BYTES`` of them,
+        replayed by the rules runner (a worker, under ``REPLAY_TIMEOUT``); ``next`` is the ply of
+        the first view left out. ``invalid_record`` names the first bad ply, as for an import.
+
+        The answer is ``ReplayOut`` already encoded: the worker encoded the views, so the event
+        loop only joins texts."""
+        total = len(moves) + 1
+        if first >= total:
+            raise AppError(
+                ErrorCode.INVALID_REQUEST,
+                f"from must be at most {len(moves)} (the number of moves), not {first}",
+                field="from",
+            )
         record: dict[str, Any] = {"format": REPLAY_FORMAT, "game": game, "options": options}
         try:
             rules = self.core.rules.record_rules(record)
-            return await self.core.rules.views(rules, moves)
+            page = await self.core.rules.views(
+                rules,
+                moves,
+                first,
+                min(count, REPLAY_MAX_VIEWS),
+                REPLAY_MAX_BYTES,
+                time_limit=self.core.settings.replay_timeout,
+            )
         except RecordError as exc:
             raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
+        head = json.dumps({"from": page.first})[:-1]
+        tail = json.dumps({"next": page.next, "total": total})[1:]
+        return f'{head}, "views": {page.views_json}, {tail}'.encode()

@@ -38,7 +38,11 @@ async function load(cursor) {
     ? body.games
         .map((g) => {
           const when = new Date(g.finished_at).toISOString().slice(0, 16).replace("T", " ");
-          const names = g.players.map((p) => escapeHtml(p.name || "?")).join(" vs ");
+          let names = g.players.map((p) => escapeHtml(p.name || "?")).join(" vs ");
+          if (g.imported) {
+            const by = g.imported_by ? `Imported by ${escapeHtml(g.imported_by)}` : "Imported";
+            names += `<br><small class="muted">${by}</small>`;
+          }
           return `<tr data-game="${escapeHtml(g.id)}"><td><a href="/games/${encodeURIComponent(g.id)}?ply=0">${escapeHtml(g.title)}</a></td>
             <td>${names}</td><td>${resultText(g)}</td><td>${g.moves}</td><td>${when} UTC</td></tr>`;
         })

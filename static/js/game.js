@@ -205,6 +205,8 @@ function renderStatus() {
   $("status").textContent = text;
   $("result").hidden = !g.result;
   $("result").textContent = resultText(g.result);
+  $("imported").hidden = !g.imported;
+  $("imported").textContent = g.imported_by ? `Imported by ${g.imported_by}` : "Imported from a record";
 
   const saved2 = readSaved();
   const inviting = g.status === "waiting" && S.you && S.you.seat && saved2 && saved2.invite_url;
@@ -329,6 +331,7 @@ async function showPly(ply) {
     return;
   }
   S.review = p;
+  setPlyParam(p); // at once: the view of a ply not seen yet comes from the server
   renderMoves();
   renderEntry();
   try {
@@ -343,7 +346,6 @@ async function showPly(ply) {
   $("review-banner").hidden = false;
   $("review-text").textContent = `Position after move ${p} of ${last}.`;
   $("back-to-game").textContent = S.game.status === "active" ? "Back to the game" : "Last position";
-  setPlyParam(p);
 }
 
 function goLive() {

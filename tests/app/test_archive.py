@@ -33,7 +33,7 @@ def finished_record(seed: int, names: tuple[str, str] = ("Ann", "Bo")) -> dict[s
 
 
 async def test_import_validates_by_replay_and_archives(clients: ClientFactory) -> None:
-    client = await clients()
+    client = await clients("Archivist")  # importing needs a chosen name
     record = finished_record(1, ("Imre", "Jo"))
     stored = await client.post("/api/archive/import", json=record)
     assert stored.status_code == 201, stored.text
@@ -50,7 +50,7 @@ async def test_import_validates_by_replay_and_archives(clients: ClientFactory) -
 async def test_an_invalid_record_is_refused_naming_the_first_bad_ply(
     clients: ClientFactory, app: FastAPI
 ) -> None:
-    client = await clients()
+    client = await clients("Archivist")  # importing needs a chosen name
     record = finished_record(2)
 
     async def count() -> int:
@@ -97,7 +97,7 @@ async def test_an_invalid_record_is_refused_naming_the_first_bad_ply(
 
 
 async def test_archive_filters_and_cursor(clients: ClientFactory, app: FastAPI) -> None:
-    client = await clients()
+    client = await clients("Archivist")  # importing needs a chosen name
     ids = []
     for seed in range(7):
         names = ("Pat", f"Foe{seed}") if seed % 2 == 0 else (f"Foe{seed}", "PAT")

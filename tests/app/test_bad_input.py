@@ -151,7 +151,7 @@ async def test_an_option_named_like_a_parameter_is_an_unknown_option(
 async def test_a_result_of_the_wrong_type_is_an_invalid_record(
     clients: ClientFactory, app: FastAPI, result: Any
 ) -> None:
-    client = await clients()
+    client = await clients("Ann")  # importing needs a chosen name
     before = await counts(app)
     imported = await client.post("/api/archive/import", json=record_of(2, 2, result=result))
     assert assert_refused(imported, 422, "invalid_record")["ply"] is None
@@ -161,15 +161,15 @@ async def test_a_result_of_the_wrong_type_is_an_invalid_record(
 async def test_a_server_result_holding_nul_text_is_stored_not_a_500(
     clients: ClientFactory,
 ) -> None:
-    """NUL is valid JSON text; PostgreSQL's ``json`` (not ``jsonb``) keeps it."""
-    client = await clients()
+    """NUL is valid JSON text; PostgreSQL's ``json`` (not ``jsonb``) keeps it. The stored result is
+    the server's own (issue 14): the colour is the final position's, not the record's text."""
+    client = await clients("Ann")
     result = {"winner": 2, "reason": "resignation", "colour": "\x00", "scores": None}
-    imported = await client.post(
-        "/api/archive/import", json=record_of(3, 2, result={**result, "note": "\x00" * 100})
-    )
+    imported = await client.post("/api/archive/import", json=record_of(3, 2, result=result))
     assert imported.status_code == 201, imported.text
     snapshot = (await client.get(f"/api/games/{imported.json()['id']}")).json()
-    assert snapshot["game"]["result"] == result
+    colour = snapshot["game"]["colours"]["2"]
+    assert snapshot["game"]["result"] == {**result, "colour": colour}
 
 
 # --- JSON nested too deeply, lone surrogates (items 7 and 10) ------------------------------------

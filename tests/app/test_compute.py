@@ -59,8 +59,11 @@ async def test_a_slow_game_is_answered_by_a_worker_as_it_would_be_inline(pool: R
     assert imported == await inline.read_record(rules, record)
     assert imported.moves == tuple(moves) and imported.outcome == record["result"]
     assert await pool.replay(rules, moves) == states[len(moves)]
-    assert await pool.views(rules, moves[:8]) == [rules.view(s) for s in states[:9]]
-    assert pool.calls == calls + 3
+    page = await pool.views(rules, moves[:8], 0, 32, 1 << 20)
+    assert page.views == [rules.view(s) for s in states[:9]] and page.next is None
+    window = await pool.views(rules, moves, 2, 3, 1 << 20)
+    assert window.views == [rules.view(s) for s in states[2:5]] and window.next == 5
+    assert pool.calls == calls + 4
     assert inline.calls == 0
 
 

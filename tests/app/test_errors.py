@@ -15,6 +15,7 @@ import pytest
 from fastapi import FastAPI
 
 from app.errors import STATUS, AppError, ErrorCode
+from app.models import Game
 from app.schemas import ErrorOut
 from tests.app.conftest import ClientFactory
 
@@ -178,7 +179,7 @@ async def test_bad_requests_get_one_error_shape(
     status: int,
     code: str,
 ) -> None:
-    client = await clients()
+    client = await clients("Eve")  # named: importing needs a chosen name
     response = await client.request(method, path, **request_args)
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"
@@ -208,19 +209,34 @@ async def test_an_unexpected_failure_is_a_500_without_its_traceback(app: FastAPI
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # Pydantic notes the odd result it passes on
 async def test_a_stored_result_the_rules_did_not_write_is_answered_not_a_500(
-    clients: ClientFactory,
+    clients: ClientFactory, app: FastAPI
 ) -> None:
-    """An imported record ending by a server reason keeps its result as given (to be normalised on
-    import); the answers that carry it pass it on rather than fail their response model, less any
-    key the protocol does not know."""
+    """A record imported before issue 14 kept a server reason's result as given (imports now
+    refuse it); the answers that carry it pass it on rather than fail their response model, less
+    any key the protocol does not know."""
     odd = {"winner": 1, "reason": "resignation", "scores": "lots"}
-    record = {"format": "hexmoot-record/1", "game": "exxit", "options": {}, "moves": []}
+    game_id = f"odd{id(app) % 10**9}"
+    async with app.state.sessionmaker() as session:
+        session.add(
+            Game(
+                id=game_id,
+                slug="exxit",
+                options={},
+                public=True,
+                status="finished",
+                version=2,
+                ply_count=0,
+                result="1",
+                reason="resignation",
+                result_json={**odd, "note": "dropped"},
+                imported=True,
+                created_at=1,
+                last_activity_at=1,
+                finished_at=1,
+            )
+        )
+        await session.commit()
     client = await clients()
-    imported = await client.post(
-        "/api/archive/import", json={**record, "result": {**odd, "note": "dropped"}}
-    )
-    assert imported.status_code == 201, imported.text
-    game_id = imported.json()["id"]
     listed = (await client.get("/api/archive", params={"limit": 100})).json()["games"]
     assert [g["result"] for g in listed if g["id"] == game_id] == [odd]
     snapshot = await client.get(f"/api/games/{game_id}")

@@ -25,8 +25,8 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/games/{game_id}/record.json"): (200, "RecordOut", {404}),
     ("get", "/api/live"): (200, "LiveOut", set()),
     ("get", "/api/archive"): (200, "ArchiveOut", {422}),
-    ("post", "/api/archive/import"): (201, "ImportedOut", {413, 422, 429}),
-    ("post", "/api/replay"): (200, "ReplayOut", {413, 422, 429}),
+    ("post", "/api/archive/import"): (201, "ImportedOut", {403, 413, 422, 429, 503}),
+    ("post", "/api/replay"): (200, "ReplayOut", {413, 422, 429, 503}),
 }
 HTML_PAGES = {"/", "/rules/{slug}", "/games/{game_id}", "/live", "/archive"}
 

@@ -1,15 +1,17 @@
-"""``POST /api/replay`` (app/routes/replay.py): the views of every ply, for review and replay.
+"""``POST /api/replay`` (app/routes/replay.py): the views of the plies asked, for review and replay.
 
 Every bad input gets a precise error (code ``invalid_record``, the first bad ply when a move is at
 fault) and nothing else; a good one gives one view per ply, ply 0 first, equal to the rules' own,
 each naming the move that led to it, to the end of whole games (the replay the game page steps
-through; tests/browser/test_play.py clicks through a few of those plies in a browser).
+through; tests/browser/test_play.py clicks through a few of those plies in a browser). An answer
+holds at most 32 views: ``all_views`` follows ``next`` page by page.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -33,6 +35,22 @@ def error_of(answer: httpx.Response) -> dict[str, object]:
     return error
 
 
+def all_views(client: httpx.Client, slug: str, options: object, moves: list[str]) -> list[object]:
+    """Every view of ``moves``, ply 0 first, page by page."""
+    views: list[object] = []
+    first: int | None = 0
+    while first is not None:
+        body = {"game": slug, "options": options, "moves": moves, "from": first}
+        answer = client.post("/api/replay", json=body)
+        assert answer.status_code == 200, answer.text
+        page = answer.json()
+        assert page["from"] == first == len(views) and page["total"] == len(moves) + 1
+        assert 1 <= len(page["views"]) <= 32
+        views += page["views"]
+        first = page["next"]
+    return views
+
+
 @pytest.mark.parametrize("slug", games.names())
 def test_views_of_every_ply_match_the_rules(slug: str, client: httpx.Client) -> None:
     rules = games.get(slug)
@@ -51,11 +69,7 @@ def test_every_ply_of_a_whole_game_names_its_move(slug: str, client: httpx.Clien
     rules = games.get(slug, **smallest_options(slug))
     states, moves = random_game(rules, random.Random(f"replay-whole-{slug}"))
     assert rules.outcome(states[-1]) is not None  # a whole game, to its end
-    answer = client.post(
-        "/api/replay", json={"game": slug, "options": rules.options, "moves": moves}
-    )
-    assert answer.status_code == 200, answer.text
-    views = answer.json()["views"]
+    views: list[Any] = all_views(client, slug, rules.options, moves)
     assert views[0]["last_move"] is None
     assert [view["last_move"]["text"] for view in views[1:]] == moves
     assert views[-1] == rules.view(states[-1])
