@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import web_errors
+from app import openapi, web_errors
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
@@ -75,6 +75,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     )
 
     web_errors.install(app)
+    openapi.install(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(health.router)
     app.include_router(api.router)
