@@ -1,0 +1,192 @@
+"""Property-based fuzzing of the HTTP API with schemathesis, against a real server (uvicorn on
+loopback), on SQLite and PostgreSQL.
+
+Two passes over ``/openapi.json``:
+
+- every operation alone, with bodies and parameters that fit its schema and with ones that break it;
+- schemathesis's stateful phase: sequences that follow the document's links (``app/openapi.py``), so
+  that a created game is joined, its steps asked, moves played and resigned, an imported record read.
+
+Whatever comes in, the server never answers 5xx, every 4xx is the protocol's one error shape with its
+code's documented status, and a request refused on a game of the sequence leaves that game as it was
+(its snapshot before and after are equal). The budget: ``tests/support/fuzz.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import given
+from hypothesis.errors import Unsatisfiable
+from schemathesis import Case, GenerationMode, Response
+
+from tests.support.fuzz import Budget, check_error, describe, fuzz_settings, game_state
+from tests.support.server import LiveServer
+
+pytestmark = pytest.mark.slow
+
+#: Examples per operation and generation mode (21 operations, two modes).
+EXAMPLES_PER_OPERATION = 25
+#: Stateful scenarios, and the calls in each.
+SCENARIOS = 80
+STEPS_PER_SCENARIO = 12
+GAME_PATHS = r"^(/api/games(/\{game_id\}.*)?|/games/\{game_id\}/record\.json|/api/archive/import)$"
+
+
+def load_schema(server: LiveServer, inferred_links: bool = True) -> Any:
+    """The live document. Without ``inferred_links``, only the document's own links chain
+    operations (schemathesis's guesses from field names dilute the sequences that reach a game)."""
+    config = None
+    if not inferred_links:
+        inference = {"inference": {"algorithms": []}}
+        config = schemathesis.Config.from_dict({"phases": {"stateful": inference}})
+    return schemathesis.openapi.from_url(server.url + "/openapi.json", config=config)
+
+
+def check_answer(case: Case, response: Response) -> None:
+    """No 5xx; an error in the one shape, with its code's documented status."""
+    where = f"{case.method} {case.formatted_path} -> {response.status_code}"
+    assert response.status_code < 500, f"{where}: {response.content[:300]!r}"
+    if response.status_code >= 400:
+        assert response.headers.get("content-type", [""])[0].startswith("application/json"), where
+        check_error(response.status_code, response.json(), where)
+
+
+def fuzz_operation(
+    operation: Any, mode: GenerationMode, session: requests.Session, seconds: float
+) -> Counter[int]:
+    """Fuzz one operation in one generation mode for at most ``seconds``; the statuses seen."""
+    budget = Budget(seconds)
+    statuses: Counter[int] = Counter()
+
+    @fuzz_settings(EXAMPLES_PER_OPERATION)
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def fuzz(case: Case) -> None:
+        budget.spend()
+        response = case.call(session=session, timeout=30)
+        statuses[response.status_code] += 1
+        check_answer(case, response)
+
+    try:
+        fuzz()
+    except Unsatisfiable:
+        # Nothing in a parameterless operation can be made invalid; or the time was up.
+        if mode is GenerationMode.POSITIVE and not budget.skipped:
+            raise
+    return statuses
+
+
+def test_no_operation_answers_5xx_or_another_error_shape(server: LiveServer) -> None:
+    print(describe())
+    schema = load_schema(server)
+    passes = [
+        (result.ok(), mode)
+        for result in schema.get_all_operations()
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+    ]
+    session = requests.Session()  # one visitor: its cookie persists, as a browser's does
+    deadline = Budget().deadline
+    failures: list[str] = []
+    statuses: Counter[int] = Counter()
+    for index, (operation, mode) in enumerate(passes):
+        # The time left is shared fairly among the passes still to run.
+        seconds = max(0.0, deadline - time.monotonic()) / (len(passes) - index)
+        try:
+            statuses += fuzz_operation(operation, mode, session, seconds)
+        except Exception as exc:  # every operation is fuzzed; all findings are reported at once
+            failures.append(f"{operation.label} ({mode.value}): {exc}")
+    print(f"statuses: {dict(sorted(statuses.items()))}")
+    assert not failures, "\n\n".join(failures)
+
+
+class Scenarios:
+    """What the stateful runs reached, across scenarios (to show that the links lead somewhere)."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[tuple[str, int]] = Counter()
+
+
+def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
+    """schemathesis's state machine for the document, with two players and the unchanged-game
+    check."""
+    schema = load_schema(server, inferred_links=False)
+    # Only the operations on games: the others are fuzzed alone above, and would dilute the
+    # sequences that reach a game.
+    base = schema.include(path_regex=GAME_PATHS).as_state_machine()
+
+    class Players(base):  # type: ignore[misc, valid-type]
+        """Two visitors: the creator (and importer), and the one who joins; the seat to move plays
+        each move and resignation, so that sequences get past ``not_your_turn``."""
+
+        def setup(self) -> None:
+            self.players = [requests.Session(), requests.Session()]
+            #: The games of this scenario, with their join token (None for an imported one).
+            self.tokens: dict[str, str | None] = {}
+
+        def teardown(self) -> None:
+            for player in self.players:
+                player.close()
+
+        def snapshot(self, game_id: str) -> dict[str, Any]:
+            token = self.tokens[game_id]
+            params = {"token": token} if token else {}
+            answer = self.players[0].get(
+                f"{server.url}/api/games/{game_id}", params=params, timeout=30
+            )
+            assert answer.status_code == 200, answer.text
+            snapshot: dict[str, Any] = answer.json()
+            return snapshot
+
+        def player_for(self, case: Case, before: dict[str, Any] | None) -> requests.Session:
+            path = case.operation.path
+            if path.endswith("/join"):
+                return self.players[1]
+            if before is not None and path.endswith(("/moves", "/resign")):
+                creator = before["you"]["seat"]
+                to_move = before["game"]["to_move"]
+                return self.players[0 if to_move in (None, creator) else 1]
+            return self.players[0]
+
+        def call(self, case: Case, **kwargs: Any) -> Response:
+            budget.spend()
+            game_id = (case.path_parameters or {}).get("game_id")
+            known = isinstance(game_id, str) and game_id in self.tokens
+            before = self.snapshot(game_id) if known else None
+            response: Response = case.call(
+                session=self.player_for(case, before), timeout=30, **kwargs
+            )
+            status = response.status_code
+            seen.calls[(f"{case.method} {case.operation.path}", status)] += 1
+            if status < 300 and case.operation.path in ("/api/games", "/api/archive/import"):
+                body = response.json()
+                self.tokens[body["id"]] = body.get("join_token")
+            if before is not None and 400 <= status < 500:
+                after = self.snapshot(game_id)
+                assert game_state(after) == game_state(before), (
+                    f"{case.method} {case.formatted_path} answered {status} "
+                    f"{response.content[:200]!r} but changed the game"
+                )
+            return response
+
+        def validate_response(self, response: Response, case: Case, **kwargs: Any) -> None:
+            check_answer(case, response)
+
+    return Players
+
+
+def test_stateful_sequences_reach_games_and_refusals_change_nothing(server: LiveServer) -> None:
+    print(describe())
+    seen = Scenarios()
+    budget = Budget()
+    machine = make_machine(server, seen, budget)
+    machine.run(settings=fuzz_settings(SCENARIOS, stateful_step_count=STEPS_PER_SCENARIO))
+    reached = dict(sorted(seen.calls.items()))
+    print(f"stateful calls (operation, status): {reached}")
+    # The links lead into real games: some were joined, and moves were played in them.
+    assert seen.calls[("POST /api/games/{game_id}/join", 200)] > 0, reached
+    assert seen.calls[("POST /api/games/{game_id}/moves", 200)] > 0, reached

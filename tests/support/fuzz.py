@@ -1,0 +1,83 @@
+"""What the property-based fuzzers share: their budget, their Hypothesis settings, and the checks
+every answer must pass (no 5xx, the one error shape, a refused request changes nothing).
+
+The budget is fixed so that ``make test`` stays bounded: ``HEXMOOT_FUZZ_EXAMPLES`` scales the number of
+examples (1 by default; 10 runs ten times as many), ``HEXMOOT_FUZZ_SECONDS`` caps each fuzz test's
+wall-clock time (60 s by default; past it no new request is sent and the examples left are skipped).
+Runs are derandomized: the same code and budget draw the same examples, so a failure reproduces
+with the same command; ``HEXMOOT_FUZZ_SEED`` draws another series instead (the seed is printed).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, assume, settings
+
+from app.errors import STATUS, ErrorCode
+from app.schemas.responses import ErrorOut
+
+SCALE = float(os.environ.get("HEXMOOT_FUZZ_EXAMPLES", "1"))
+SECONDS = float(os.environ.get("HEXMOOT_FUZZ_SECONDS", "60"))
+SEED = os.environ.get("HEXMOOT_FUZZ_SEED")
+
+
+def fuzz_settings(examples: int, **overrides: Any) -> settings:
+    """Hypothesis settings for a fuzz test of ``examples`` examples (times ``SCALE``)."""
+    return settings(
+        max_examples=max(1, round(examples * SCALE)),
+        deadline=None,
+        derandomize=SEED is None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        # Shrinking a failure against a live server can take long: a few rounds are plenty here.
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        print_blob=True,
+        **overrides,
+    )
+
+
+def describe() -> str:
+    """How this run draws its examples (printed by each fuzz test, to reproduce a failure)."""
+    seed = f"seed {SEED}" if SEED is not None else "derandomized"
+    return f"fuzz: {seed}, examples x{SCALE:g}, at most {SECONDS:g} s per test"
+
+
+class Budget:
+    """A wall-clock cap: :meth:`spend` skips the example once the time is up."""
+
+    def __init__(self, seconds: float = SECONDS) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.skipped = 0
+
+    @property
+    def over(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def spend(self) -> None:
+        """Skip this example (Hypothesis's ``assume``) when the budget is spent."""
+        if self.over:
+            self.skipped += 1
+        assume(not self.over)
+
+
+def check_error(status: int, body: Any, where: str) -> dict[str, Any]:
+    """An HTTP error answer must be the protocol's one shape, with a code whose documented status
+    is ``status``; returns its ``error`` object."""
+    assert isinstance(body, dict) and set(body) == {"error"}, f"{where}: {status} {body!r}"
+    ErrorOut.model_validate(body)
+    error: dict[str, Any] = body["error"]
+    code = ErrorCode(error["code"])
+    documented = STATUS[code]
+    assert documented in (status, None), (
+        f"{where}: {code} is documented as {documented}, not {status}"
+    )
+    return error
+
+
+def game_state(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """What a refused request must not change in a snapshot: all of it but who asks and who
+    watches."""
+    return {k: v for k, v in snapshot.items() if k not in ("you", "spectators")}
