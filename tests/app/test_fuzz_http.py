@@ -16,26 +16,47 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
 import schemathesis
 from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from schemathesis import Case, GenerationMode, Response
 
-from tests.support.fuzz import Budget, check_error, describe, fuzz_settings, game_state
-from tests.support.server import LiveServer
-
-pytestmark = pytest.mark.slow
+from app.main import create_app
+from app.openapi import LINKS
+from tests.app.conftest import make_settings
+from tests.support.fuzz import (
+    SERVER_ENV,
+    Budget,
+    check_error,
+    describe,
+    fuzz_settings,
+    game_state,
+    seeded,
+)
+from tests.support.fuzz_ws import frames, since_values
+from tests.support.server import LiveServer, live_server
 
 #: Examples per operation and generation mode (21 operations, two modes).
 EXAMPLES_PER_OPERATION = 25
 #: Stateful scenarios, and the calls in each.
 SCENARIOS = 80
 STEPS_PER_SCENARIO = 12
+#: Raw bodies and query strings.
+RAW_EXAMPLES = 300
 GAME_PATHS = r"^(/api/games(/\{game_id\}.*)?|/games/\{game_id\}/record\.json|/api/archive/import)$"
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[LiveServer]:
+    """A live server with the fuzzers' settings (``tests/support/fuzz.py``)."""
+    with live_server(database_url, SERVER_ENV) as running:
+        yield running
 
 
 def load_schema(server: LiveServer, inferred_links: bool = True) -> Any:
@@ -64,6 +85,7 @@ def fuzz_operation(
     budget = Budget(seconds)
     statuses: Counter[int] = Counter()
 
+    @seeded
     @fuzz_settings(EXAMPLES_PER_OPERATION)
     @given(case=operation.as_strategy(generation_mode=mode))
     def fuzz(case: Case) -> None:
@@ -81,6 +103,7 @@ def fuzz_operation(
     return statuses
 
 
+@pytest.mark.slow
 def test_no_operation_answers_5xx_or_another_error_shape(server: LiveServer) -> None:
     print(describe())
     schema = load_schema(server)
@@ -179,14 +202,136 @@ def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
     return Players
 
 
+@pytest.mark.slow
 def test_stateful_sequences_reach_games_and_refusals_change_nothing(server: LiveServer) -> None:
     print(describe())
     seen = Scenarios()
     budget = Budget()
-    machine = make_machine(server, seen, budget)
+    machine = seeded(make_machine(server, seen, budget))
     machine.run(settings=fuzz_settings(SCENARIOS, stateful_step_count=STEPS_PER_SCENARIO))
     reached = dict(sorted(seen.calls.items()))
     print(f"stateful calls (operation, status): {reached}")
     # The links lead into real games: some were joined, and moves were played in them.
     assert seen.calls[("POST /api/games/{game_id}/join", 200)] > 0, reached
     assert seen.calls[("POST /api/games/{game_id}/moves", 200)] > 0, reached
+
+
+def test_every_link_names_an_operation_and_parameters_it_takes() -> None:
+    document = create_app(make_settings("sqlite+aiosqlite://")).openapi()
+    operations = {
+        operation["operationId"]: operation
+        for path in document["paths"].values()
+        for operation in path.values()
+    }
+    components = document["components"]["schemas"]
+    count = 0
+    for path in document["paths"].values():
+        for operation in path.values():
+            for answer in operation["responses"].values():
+                for name, link in answer.get("links", {}).items():
+                    count += 1
+                    target = operations[link["operationId"]]
+                    taken = {p["name"] for p in target.get("parameters", [])}
+                    assert set(link["parameters"]) <= taken, (name, link)
+                    body = link.get("requestBody", {})
+                    if body:
+                        schema = target["requestBody"]["content"]["application/json"]["schema"]
+                        model = components[schema["$ref"].rsplit("/", 1)[-1]]
+                        assert set(body) <= set(model["properties"]), (name, link)
+    assert count == sum(len(links) for links in LINKS.values())
+    # And schemathesis reads them all as transitions of its state machine.
+    schema = schemathesis.openapi.from_dict(document)
+    assert schema.as_state_machine() is not None
+
+
+#: Bodies no schema describes: not JSON, not UTF-8, nested hundreds deep, numbers of thousands of
+#: digits, lone surrogates, and JSON of every shape (the websocket fuzzer's frames, sent as bodies).
+raw_bodies = frames.map(lambda frame: frame.encode(2, ["0,0"]))
+BODY_ROUTES = [
+    ("PUT", "/api/me"),
+    ("POST", "/api/games"),
+    ("POST", "/api/games/{game_id}/join"),
+    ("POST", "/api/games/{game_id}/moves"),
+    ("POST", "/api/games/{game_id}/resign"),
+    ("POST", "/api/archive/import"),
+    ("POST", "/api/replay"),
+]
+#: Query values the archive's and a game's parameters must refuse precisely, or accept.
+query_values = st.one_of(
+    since_values,
+    st.sampled_from(["%C2%B2", "%00", "\x00", "İ" * 24, "9" * 19, "1970-01-01", "2026-13-40"]),
+    st.text(st.characters(codec="utf-8"), max_size=40),
+)
+QUERY_ROUTES = [
+    ("/api/archive", ("game", "player", "result", "from", "to", "limit", "cursor")),
+    ("/api/games/{game_id}", ("token",)),
+    ("/api/games/{game_id}/steps", ("prefix", "token")),
+    ("/games/{game_id}/record.json", ("token",)),
+]
+
+
+@pytest.mark.slow
+def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
+    server: LiveServer,
+) -> None:
+    print(describe())
+    creator, opponent = requests.Session(), requests.Session()
+    created = creator.post(
+        f"{server.url}/api/games", json={"game": "exxit", "seat": 1, "public": False}, timeout=30
+    ).json()
+    game_id, token = created["id"], created["join_token"]
+    joined = opponent.post(
+        f"{server.url}/api/games/{game_id}/join", json={"token": token}, timeout=30
+    )
+    assert joined.status_code == 200, joined.text
+
+    def snapshot() -> dict[str, Any]:
+        answer = creator.get(f"{server.url}/api/games/{game_id}", timeout=30)
+        assert answer.status_code == 200, answer.text
+        state: dict[str, Any] = answer.json()
+        return game_state(state)
+
+    budget = Budget()
+
+    @seeded
+    @fuzz_settings(RAW_EXAMPLES)
+    @given(
+        body=st.tuples(st.sampled_from(BODY_ROUTES), raw_bodies)
+        | st.tuples(
+            st.sampled_from(QUERY_ROUTES).flatmap(
+                lambda route: st.tuples(
+                    st.just(route[0]),
+                    st.dictionaries(st.sampled_from(route[1]), query_values, min_size=1),
+                )
+            ),
+            st.just(None),
+        ),
+        who=st.sampled_from([creator, opponent]),
+    )
+    def fuzz(body: tuple[Any, Any], who: requests.Session) -> None:
+        budget.spend()
+        before = snapshot()
+        (route, data) = body
+        if data is None:
+            path, params = route
+            url = server.url + path.format(game_id=game_id)
+            # Encoded by hand: requests would re-encode a value that is already %-encoded.
+            query = "&".join(f"{k}={v}" for k, v in params.items())
+            response = who.get(f"{url}?{query}", timeout=30)
+            where = f"GET {path}?{query[:200]!r}"
+        else:
+            method, path = route
+            url = server.url + path.format(game_id=game_id)
+            if isinstance(data, str):
+                data = data.encode("utf-8", "surrogatepass")
+            headers = {"Content-Type": "application/json"}
+            response = who.request(method, url, data=data, headers=headers, timeout=30)
+            where = f"{method} {path} {data[:200]!r}"
+        assert response.status_code < 500, (
+            f"{where} -> {response.status_code} {response.text[:300]}"
+        )
+        if response.status_code >= 400:
+            check_error(response.status_code, response.json(), where)
+            assert snapshot() == before, f"{where} was refused but changed the game"
+
+    fuzz()

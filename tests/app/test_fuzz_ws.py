@@ -21,6 +21,7 @@ import asyncio
 import json
 import urllib.parse
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -34,9 +35,9 @@ from websockets.exceptions import ConnectionClosed
 from app.errors import ErrorCode
 from app.identity import COOKIE
 from app.schemas.messages import SERVER_MESSAGE
-from tests.support.fuzz import Budget, describe, fuzz_settings, game_state
+from tests.support.fuzz import SERVER_ENV, Budget, describe, fuzz_settings, game_state, seeded
 from tests.support.fuzz_ws import MAX_MESSAGE, Frame, frames, since_values
-from tests.support.server import LiveServer
+from tests.support.server import LiveServer, live_server
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +48,13 @@ WAIT = 20.0
 CLOSE_TOO_BIG = 1009
 #: The answers a frame can get (the others, ``event`` and ``spectators``, are broadcasts).
 REPLIES = {"error", "ack", "pong", "steps"}
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[LiveServer]:
+    """A live server with the fuzzers' settings (``tests/support/fuzz.py``)."""
+    with live_server(database_url, SERVER_ENV) as running:
+        yield running
 
 
 def documented(message: dict[str, Any]) -> None:
@@ -209,6 +217,7 @@ def test_every_frame_gets_a_documented_answer_and_leaves_the_socket_open(
     run(loop, table.start())
     budget = Budget()
 
+    @seeded
     @fuzz_settings(EXAMPLES)
     @given(
         sender=st.sampled_from(["mover", "mover", "mover", "waiter", "spectator"]),
@@ -244,6 +253,7 @@ def test_any_since_on_connect_gives_a_snapshot_or_a_catchup(
         documented(pong)
         assert pong["type"] == "pong", pong
 
+    @seeded
     @fuzz_settings(SINCE_EXAMPLES)
     @given(since=since_values)
     def fuzz(since: str) -> None:

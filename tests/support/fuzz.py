@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import Any, TypeVar
 
-from hypothesis import HealthCheck, Phase, assume, settings
+from hypothesis import HealthCheck, Phase, assume, seed, settings
 
 from app.errors import STATUS, ErrorCode
 from app.schemas.responses import ErrorOut
@@ -37,6 +37,23 @@ def fuzz_settings(examples: int, **overrides: Any) -> settings:
         print_blob=True,
         **overrides,
     )
+
+
+#: The server's settings for fuzzing: creation quotas lifted, so that the sequences reach games (the
+#: quotas have tests of their own; other rate limits stay, and their 429s are checked like any 4xx).
+#: Settings the server does not know are ignored.
+SERVER_ENV = {
+    "OPEN_GAMES_PER_VISITOR": "0",
+    "RATE_CREATE_PER_VISITOR": "",
+    "RATE_CREATE_PER_IP": "",
+}
+
+T = TypeVar("T")
+
+
+def seeded(test: T) -> T:
+    """``test`` (a Hypothesis test or state machine) drawing from ``HEXMOOT_FUZZ_SEED``, if set."""
+    return seed(int(SEED))(test) if SEED is not None else test  # type: ignore[arg-type]
 
 
 def describe() -> str:
