@@ -90,15 +90,16 @@ def fuzz_operation(
     @given(case=operation.as_strategy(generation_mode=mode))
     def fuzz(case: Case) -> None:
         budget.spend()
-        response = case.call(session=session, timeout=30)
-        statuses[response.status_code] += 1
-        check_answer(case, response)
+        with budget.watch():
+            response = case.call(session=session, timeout=30)
+            statuses[response.status_code] += 1
+            check_answer(case, response)
 
     try:
-        fuzz()
+        budget.run(fuzz)
     except Unsatisfiable:
-        # Nothing in a parameterless operation can be made invalid; or the time was up.
-        if mode is GenerationMode.POSITIVE and not budget.skipped:
+        # Nothing in a parameterless operation can be made invalid.
+        if mode is GenerationMode.POSITIVE:
             raise
     return statuses
 
@@ -147,6 +148,8 @@ def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
         each move and resignation, so that sequences get past ``not_your_turn``."""
 
         def setup(self) -> None:
+            # Checked as a scenario starts: one stopped midway would confuse Hypothesis.
+            budget.spend()
             self.players = [requests.Session(), requests.Session()]
             #: The games of this scenario, with their join token (None for an imported one).
             self.tokens: dict[str, str | None] = {}
@@ -175,8 +178,11 @@ def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
                 return self.players[0 if to_move in (None, creator) else 1]
             return self.players[0]
 
+        def step(self, input: Any) -> Any:
+            with budget.watch():
+                return super().step(input)
+
         def call(self, case: Case, **kwargs: Any) -> Response:
-            budget.spend()
             game_id = (case.path_parameters or {}).get("game_id")
             known = isinstance(game_id, str) and game_id in self.tokens
             before = self.snapshot(game_id) if known else None
@@ -208,12 +214,17 @@ def test_stateful_sequences_reach_games_and_refusals_change_nothing(server: Live
     seen = Scenarios()
     budget = Budget()
     machine = seeded(make_machine(server, seen, budget))
-    machine.run(settings=fuzz_settings(SCENARIOS, stateful_step_count=STEPS_PER_SCENARIO))
+    budget.run(
+        lambda: machine.run(
+            settings=fuzz_settings(SCENARIOS, stateful_step_count=STEPS_PER_SCENARIO)
+        )
+    )
     reached = dict(sorted(seen.calls.items()))
     print(f"stateful calls (operation, status): {reached}")
     # The links lead into real games: some were joined, and moves were played in them.
     assert seen.calls[("POST /api/games/{game_id}/join", 200)] > 0, reached
-    assert seen.calls[("POST /api/games/{game_id}/moves", 200)] > 0, reached
+    if not budget.stopped:  # a machine too slow to finish may stop before its first move
+        assert seen.calls[("POST /api/games/{game_id}/moves", 200)] > 0, reached
 
 
 def test_every_link_names_an_operation_and_parameters_it_takes() -> None:
@@ -310,28 +321,29 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
     )
     def fuzz(body: tuple[Any, Any], who: requests.Session) -> None:
         budget.spend()
-        before = snapshot()
-        (route, data) = body
-        if data is None:
-            path, params = route
-            url = server.url + path.format(game_id=game_id)
-            # Encoded by hand: requests would re-encode a value that is already %-encoded.
-            query = "&".join(f"{k}={v}" for k, v in params.items())
-            response = who.get(f"{url}?{query}", timeout=30)
-            where = f"GET {path}?{query[:200]!r}"
-        else:
-            method, path = route
-            url = server.url + path.format(game_id=game_id)
-            if isinstance(data, str):
-                data = data.encode("utf-8", "surrogatepass")
-            headers = {"Content-Type": "application/json"}
-            response = who.request(method, url, data=data, headers=headers, timeout=30)
-            where = f"{method} {path} {data[:200]!r}"
-        assert response.status_code < 500, (
-            f"{where} -> {response.status_code} {response.text[:300]}"
-        )
-        if response.status_code >= 400:
-            check_error(response.status_code, response.json(), where)
-            assert snapshot() == before, f"{where} was refused but changed the game"
+        with budget.watch():
+            before = snapshot()
+            (route, data) = body
+            if data is None:
+                path, params = route
+                url = server.url + path.format(game_id=game_id)
+                # Encoded by hand: requests would re-encode a value that is already %-encoded.
+                query = "&".join(f"{k}={v}" for k, v in params.items())
+                response = who.get(f"{url}?{query}", timeout=30)
+                where = f"GET {path}?{query[:200]!r}"
+            else:
+                method, path = route
+                url = server.url + path.format(game_id=game_id)
+                if isinstance(data, str):
+                    data = data.encode("utf-8", "surrogatepass")
+                headers = {"Content-Type": "application/json"}
+                response = who.request(method, url, data=data, headers=headers, timeout=30)
+                where = f"{method} {path} {data[:200]!r}"
+            assert response.status_code < 500, (
+                f"{where} -> {response.status_code} {response.text[:300]}"
+            )
+            if response.status_code >= 400:
+                check_error(response.status_code, response.json(), where)
+                assert snapshot() == before, f"{where} was refused but changed the game"
 
-    fuzz()
+    budget.run(fuzz)

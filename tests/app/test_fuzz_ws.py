@@ -225,10 +225,11 @@ def test_every_frame_gets_a_documented_answer_and_leaves_the_socket_open(
     )
     def fuzz(sender: str, frame: Frame) -> None:
         budget.spend()
-        run(loop, table.exchange(sender, frame))
+        with budget.watch():
+            run(loop, table.exchange(sender, frame))
 
     try:
-        fuzz()
+        budget.run(fuzz)
     finally:
         print(f"answers: {dict(sorted(table.replies.items()))}")
         run(loop, table.close())
@@ -258,9 +259,10 @@ def test_any_since_on_connect_gives_a_snapshot_or_a_catchup(
     @given(since=since_values)
     def fuzz(since: str) -> None:
         budget.spend()
-        run(loop, reconnect(since))
+        with budget.watch():
+            run(loop, reconnect(since))
 
     try:
-        fuzz()
+        budget.run(fuzz)
     finally:
         run(loop, table.close())
