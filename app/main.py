@@ -13,7 +13,7 @@ from functools import partial
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import security, web_errors
+from app import openapi, security, web_errors
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
@@ -104,6 +104,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     security.install(app, settings)  # headers on every answer; websocket origins
 
     web_errors.install(app)
+    openapi.install(app)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(health.router)
     app.include_router(api.router)

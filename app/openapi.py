@@ -1,0 +1,112 @@
+"""OpenAPI links: how one answer's values feed the next request (``install(app)``).
+
+FastAPI's generated document describes each route alone. The links added here say that the ``id`` and
+``join_token`` of a created game open its snapshot, join, moves, resignation, steps and record; that
+``steps`` names the moves that may follow; that an imported record's ``id`` opens its snapshot. A
+client generator reads them, and so does the property-based fuzzer (schemathesis's stateful phase,
+``tests/app/test_fuzz_http.py``), which is how its random sequences reach real games.
+
+The document also names the values the server accepts where the models cannot say it: the installed
+games' slugs and the seats a creator may ask for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+
+from app.services import installed
+
+GAME = "/api/games/{game_id}"
+CREATE = ("post", "/api/games")
+SNAPSHOT = ("get", GAME)
+JOIN = ("post", GAME + "/join")
+MOVE = ("post", GAME + "/moves")
+RESIGN = ("post", GAME + "/resign")
+STEPS = ("get", GAME + "/steps")
+RECORD = ("get", "/games/{game_id}/record.json")
+IMPORT = ("post", "/api/archive/import")
+
+#: Where the game's id and token come from, per source of a link.
+_CREATED = {"game_id": "$response.body#/id", "token": "$response.body#/join_token"}
+_SAME_GAME = {"game_id": "$request.path.game_id"}
+
+#: (source, its success status) -> {link name: (target, parameters, request body)}. A parameter's
+#: name is the target's (``game_id`` in the path, ``token`` in the query); the body's values are
+#: merged into the generated body.
+LINKS: dict[tuple[tuple[str, str], str], dict[str, tuple[tuple[str, str], dict[str, str], Any]]] = {
+    (CREATE, "201"): {
+        "Join": (JOIN, {"game_id": "$response.body#/id"}, {"token": "$response.body#/join_token"}),
+        "Steps": (STEPS, _CREATED, None),
+    },
+    # A joined game's first move comes from its steps (the answer to join names no move).
+    (JOIN, "200"): {
+        "Steps": (STEPS, {"game_id": "$response.body#/id"}, None),
+    },
+    (STEPS, "200"): {
+        # The first token that may follow; in several games one token is a whole move.
+        "Deeper": (STEPS, {**_SAME_GAME, "prefix": "$response.body#/next/0"}, None),
+        "MoveNext": (
+            MOVE,
+            _SAME_GAME,
+            {"move": "$response.body#/next/0", "version": "$response.body#/version"},
+        ),
+        "MoveComplete": (
+            MOVE,
+            _SAME_GAME,
+            {"move": "$response.body#/move", "version": "$response.body#/version"},
+        ),
+    },
+    (MOVE, "200"): {
+        "Steps": (STEPS, _SAME_GAME, None),
+        "Resign": (RESIGN, _SAME_GAME, {"version": "$response.body#/version"}),
+    },
+    (RESIGN, "200"): {
+        "Record": (RECORD, _SAME_GAME, None),
+        "Move": (MOVE, _SAME_GAME, {"version": "$response.body#/version"}),
+    },
+    (IMPORT, "201"): {
+        "Snapshot": (SNAPSHOT, {"game_id": "$response.body#/id"}, None),
+        "Record": (RECORD, {"game_id": "$response.body#/id"}, None),
+    },
+}
+
+
+def add_links(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with :data:`LINKS` on its answers, and the accepted game slugs and seats named."""
+    paths = document.get("paths", {})
+
+    def operation_id(route: tuple[str, str]) -> str:
+        method, path = route
+        return str(paths[path][method]["operationId"])
+
+    for (source, status), links in LINKS.items():
+        method, path = source
+        answer = paths[path][method]["responses"][status]
+        found = answer.setdefault("links", {})
+        for name, (target, parameters, body) in links.items():
+            link: dict[str, Any] = {"operationId": operation_id(target), "parameters": parameters}
+            if body is not None:
+                link["requestBody"] = body
+            found[name] = link
+    schemas = document.get("components", {}).get("schemas", {})
+    create = schemas.get("CreateIn", {}).get("properties", {})
+    if "game" in create:
+        create["game"]["enum"] = sorted(installed())
+    if "seat" in create:
+        create["seat"]["enum"] = [1, 2, "random"]
+    return document
+
+
+def install(app: FastAPI) -> None:
+    """Make ``app``'s OpenAPI document carry the links (after the error handlers' own rewrite)."""
+    build: Callable[[], dict[str, Any]] = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = add_links(build())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

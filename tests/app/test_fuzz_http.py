@@ -1,0 +1,349 @@
+"""Property-based fuzzing of the HTTP API with schemathesis, against a real server (uvicorn on
+loopback), on SQLite and PostgreSQL.
+
+Two passes over ``/openapi.json``:
+
+- every operation alone, with bodies and parameters that fit its schema and with ones that break it;
+- schemathesis's stateful phase: sequences that follow the document's links (``app/openapi.py``), so
+  that a created game is joined, its steps asked, moves played and resigned, an imported record read.
+
+Whatever comes in, the server never answers 5xx, every 4xx is the protocol's one error shape with its
+code's documented status, and a request refused on a game of the sequence leaves that game as it was
+(its snapshot before and after are equal). The budget: ``tests/support/fuzz.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import Case, GenerationMode, Response
+
+from app.main import create_app
+from app.openapi import LINKS
+from tests.app.conftest import make_settings
+from tests.support.fuzz import (
+    SERVER_ENV,
+    Budget,
+    check_error,
+    describe,
+    fuzz_settings,
+    game_state,
+    seeded,
+)
+from tests.support.fuzz_ws import frames, since_values
+from tests.support.server import LiveServer, live_server
+
+#: Examples per operation and generation mode (21 operations, two modes).
+EXAMPLES_PER_OPERATION = 25
+#: Stateful scenarios, and the calls in each.
+SCENARIOS = 80
+STEPS_PER_SCENARIO = 12
+#: Raw bodies and query strings.
+RAW_EXAMPLES = 300
+GAME_PATHS = r"^(/api/games(/\{game_id\}.*)?|/games/\{game_id\}/record\.json|/api/archive/import)$"
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str) -> Iterator[LiveServer]:
+    """A live server with the fuzzers' settings (``tests/support/fuzz.py``)."""
+    with live_server(database_url, SERVER_ENV) as running:
+        yield running
+
+
+def load_schema(server: LiveServer, inferred_links: bool = True) -> Any:
+    """The live document. Without ``inferred_links``, only the document's own links chain
+    operations (schemathesis's guesses from field names dilute the sequences that reach a game)."""
+    config = None
+    if not inferred_links:
+        inference = {"inference": {"algorithms": []}}
+        config = schemathesis.Config.from_dict({"phases": {"stateful": inference}})
+    return schemathesis.openapi.from_url(server.url + "/openapi.json", config=config)
+
+
+def check_answer(case: Case, response: Response) -> None:
+    """No 5xx; an error in the one shape, with its code's documented status."""
+    where = f"{case.method} {case.formatted_path} -> {response.status_code}"
+    assert response.status_code < 500, f"{where}: {response.content[:300]!r}"
+    if response.status_code >= 400:
+        assert response.headers.get("content-type", [""])[0].startswith("application/json"), where
+        check_error(response.status_code, response.json(), where)
+
+
+def fuzz_operation(
+    operation: Any, mode: GenerationMode, session: requests.Session, seconds: float
+) -> Counter[int]:
+    """Fuzz one operation in one generation mode for at most ``seconds``; the statuses seen."""
+    budget = Budget(seconds)
+    statuses: Counter[int] = Counter()
+
+    @seeded
+    @fuzz_settings(EXAMPLES_PER_OPERATION)
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def fuzz(case: Case) -> None:
+        budget.spend()
+        with budget.watch():
+            response = case.call(session=session, timeout=30)
+            statuses[response.status_code] += 1
+            check_answer(case, response)
+
+    try:
+        budget.run(fuzz)
+    except Unsatisfiable:
+        # Nothing in a parameterless operation can be made invalid.
+        if mode is GenerationMode.POSITIVE:
+            raise
+    return statuses
+
+
+@pytest.mark.slow
+def test_no_operation_answers_5xx_or_another_error_shape(server: LiveServer) -> None:
+    print(describe())
+    schema = load_schema(server)
+    passes = [
+        (result.ok(), mode)
+        for result in schema.get_all_operations()
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+    ]
+    session = requests.Session()  # one visitor: its cookie persists, as a browser's does
+    deadline = Budget().deadline
+    failures: list[str] = []
+    statuses: Counter[int] = Counter()
+    for index, (operation, mode) in enumerate(passes):
+        # The time left is shared fairly among the passes still to run.
+        seconds = max(0.0, deadline - time.monotonic()) / (len(passes) - index)
+        try:
+            statuses += fuzz_operation(operation, mode, session, seconds)
+        except Exception as exc:  # every operation is fuzzed; all findings are reported at once
+            failures.append(f"{operation.label} ({mode.value}): {exc}")
+    print(f"statuses: {dict(sorted(statuses.items()))}")
+    assert not failures, "\n\n".join(failures)
+
+
+class Scenarios:
+    """What the stateful runs reached, across scenarios (to show that the links lead somewhere)."""
+
+    def __init__(self) -> None:
+        self.calls: Counter[tuple[str, int]] = Counter()
+
+
+def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
+    """schemathesis's state machine for the document, with two players and the unchanged-game
+    check."""
+    schema = load_schema(server, inferred_links=False)
+    # Only the operations on games: the others are fuzzed alone above, and would dilute the
+    # sequences that reach a game.
+    base = schema.include(path_regex=GAME_PATHS).as_state_machine()
+
+    class Players(base):  # type: ignore[misc, valid-type]
+        """Two visitors: the creator (and importer), and the one who joins; the seat to move plays
+        each move and resignation, so that sequences get past ``not_your_turn``."""
+
+        def setup(self) -> None:
+            # Checked as a scenario starts: one stopped midway would confuse Hypothesis.
+            budget.spend()
+            self.players = [requests.Session(), requests.Session()]
+            #: The games of this scenario, with their join token (None for an imported one).
+            self.tokens: dict[str, str | None] = {}
+
+        def teardown(self) -> None:
+            for player in self.players:
+                player.close()
+
+        def snapshot(self, game_id: str) -> dict[str, Any]:
+            token = self.tokens[game_id]
+            params = {"token": token} if token else {}
+            answer = self.players[0].get(
+                f"{server.url}/api/games/{game_id}", params=params, timeout=30
+            )
+            assert answer.status_code == 200, answer.text
+            snapshot: dict[str, Any] = answer.json()
+            return snapshot
+
+        def player_for(self, case: Case, before: dict[str, Any] | None) -> requests.Session:
+            path = case.operation.path
+            if path.endswith("/join"):
+                return self.players[1]
+            if before is not None and path.endswith(("/moves", "/resign")):
+                creator = before["you"]["seat"]
+                to_move = before["game"]["to_move"]
+                return self.players[0 if to_move in (None, creator) else 1]
+            return self.players[0]
+
+        def step(self, input: Any) -> Any:
+            with budget.watch():
+                return super().step(input)
+
+        def call(self, case: Case, **kwargs: Any) -> Response:
+            game_id = (case.path_parameters or {}).get("game_id")
+            known = isinstance(game_id, str) and game_id in self.tokens
+            before = self.snapshot(game_id) if known else None
+            response: Response = case.call(
+                session=self.player_for(case, before), timeout=30, **kwargs
+            )
+            status = response.status_code
+            seen.calls[(f"{case.method} {case.operation.path}", status)] += 1
+            if status < 300 and case.operation.path in ("/api/games", "/api/archive/import"):
+                body = response.json()
+                self.tokens[body["id"]] = body.get("join_token")
+            if before is not None and 400 <= status < 500:
+                after = self.snapshot(game_id)
+                assert game_state(after) == game_state(before), (
+                    f"{case.method} {case.formatted_path} answered {status} "
+                    f"{response.content[:200]!r} but changed the game"
+                )
+            return response
+
+        def validate_response(self, response: Response, case: Case, **kwargs: Any) -> None:
+            check_answer(case, response)
+
+    return Players
+
+
+@pytest.mark.slow
+def test_stateful_sequences_reach_games_and_refusals_change_nothing(server: LiveServer) -> None:
+    print(describe())
+    seen = Scenarios()
+    budget = Budget()
+    machine = seeded(make_machine(server, seen, budget))
+    budget.run(
+        lambda: machine.run(
+            settings=fuzz_settings(SCENARIOS, stateful_step_count=STEPS_PER_SCENARIO)
+        )
+    )
+    reached = dict(sorted(seen.calls.items()))
+    print(f"stateful calls (operation, status): {reached}")
+    # The links lead into real games: some were joined, and moves were played in them.
+    assert seen.calls[("POST /api/games/{game_id}/join", 200)] > 0, reached
+    if not budget.stopped:  # a machine too slow to finish may stop before its first move
+        assert seen.calls[("POST /api/games/{game_id}/moves", 200)] > 0, reached
+
+
+def test_every_link_names_an_operation_and_parameters_it_takes() -> None:
+    document = create_app(make_settings("sqlite+aiosqlite://")).openapi()
+    operations = {
+        operation["operationId"]: operation
+        for path in document["paths"].values()
+        for operation in path.values()
+    }
+    components = document["components"]["schemas"]
+    count = 0
+    for path in document["paths"].values():
+        for operation in path.values():
+            for answer in operation["responses"].values():
+                for name, link in answer.get("links", {}).items():
+                    count += 1
+                    target = operations[link["operationId"]]
+                    taken = {p["name"] for p in target.get("parameters", [])}
+                    assert set(link["parameters"]) <= taken, (name, link)
+                    body = link.get("requestBody", {})
+                    if body:
+                        schema = target["requestBody"]["content"]["application/json"]["schema"]
+                        model = components[schema["$ref"].rsplit("/", 1)[-1]]
+                        assert set(body) <= set(model["properties"]), (name, link)
+    assert count == sum(len(links) for links in LINKS.values())
+    # And schemathesis reads them all as transitions of its state machine.
+    schema = schemathesis.openapi.from_dict(document)
+    assert schema.as_state_machine() is not None
+
+
+#: Bodies no schema describes: not JSON, not UTF-8, nested hundreds deep, numbers of thousands of
+#: digits, lone surrogates, and JSON of every shape (the websocket fuzzer's frames, sent as bodies).
+raw_bodies = frames.map(lambda frame: frame.encode(2, ["0,0"]))
+BODY_ROUTES = [
+    ("PUT", "/api/me"),
+    ("POST", "/api/games"),
+    ("POST", "/api/games/{game_id}/join"),
+    ("POST", "/api/games/{game_id}/moves"),
+    ("POST", "/api/games/{game_id}/resign"),
+    ("POST", "/api/archive/import"),
+    ("POST", "/api/replay"),
+]
+#: Query values the archive's and a game's parameters must refuse precisely, or accept.
+query_values = st.one_of(
+    since_values,
+    st.sampled_from(["%C2%B2", "%00", "\x00", "İ" * 24, "9" * 19, "1970-01-01", "2026-13-40"]),
+    st.text(st.characters(codec="utf-8"), max_size=40),
+)
+QUERY_ROUTES = [
+    ("/api/archive", ("game", "player", "result", "from", "to", "limit", "cursor")),
+    ("/api/games/{game_id}", ("token",)),
+    ("/api/games/{game_id}/steps", ("prefix", "token")),
+    ("/games/{game_id}/record.json", ("token",)),
+]
+
+
+@pytest.mark.slow
+def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
+    server: LiveServer,
+) -> None:
+    print(describe())
+    creator, opponent = requests.Session(), requests.Session()
+    created = creator.post(
+        f"{server.url}/api/games", json={"game": "exxit", "seat": 1, "public": False}, timeout=30
+    ).json()
+    game_id, token = created["id"], created["join_token"]
+    joined = opponent.post(
+        f"{server.url}/api/games/{game_id}/join", json={"token": token}, timeout=30
+    )
+    assert joined.status_code == 200, joined.text
+
+    def snapshot() -> dict[str, Any]:
+        answer = creator.get(f"{server.url}/api/games/{game_id}", timeout=30)
+        assert answer.status_code == 200, answer.text
+        state: dict[str, Any] = answer.json()
+        return game_state(state)
+
+    budget = Budget()
+
+    @seeded
+    @fuzz_settings(RAW_EXAMPLES)
+    @given(
+        body=st.tuples(st.sampled_from(BODY_ROUTES), raw_bodies)
+        | st.tuples(
+            st.sampled_from(QUERY_ROUTES).flatmap(
+                lambda route: st.tuples(
+                    st.just(route[0]),
+                    st.dictionaries(st.sampled_from(route[1]), query_values, min_size=1),
+                )
+            ),
+            st.just(None),
+        ),
+        who=st.sampled_from([creator, opponent]),
+    )
+    def fuzz(body: tuple[Any, Any], who: requests.Session) -> None:
+        budget.spend()
+        with budget.watch():
+            before = snapshot()
+            (route, data) = body
+            if data is None:
+                path, params = route
+                url = server.url + path.format(game_id=game_id)
+                # Encoded by hand: requests would re-encode a value that is already %-encoded.
+                query = "&".join(f"{k}={v}" for k, v in params.items())
+                response = who.get(f"{url}?{query}", timeout=30)
+                where = f"GET {path}?{query[:200]!r}"
+            else:
+                method, path = route
+                url = server.url + path.format(game_id=game_id)
+                if isinstance(data, str):
+                    data = data.encode("utf-8", "surrogatepass")
+                headers = {"Content-Type": "application/json"}
+                response = who.request(method, url, data=data, headers=headers, timeout=30)
+                where = f"{method} {path} {data[:200]!r}"
+            assert response.status_code < 500, (
+                f"{where} -> {response.status_code} {response.text[:300]}"
+            )
+            if response.status_code >= 400:
+                check_error(response.status_code, response.json(), where)
+                assert snapshot() == before, f"{where} was refused but changed the game"
+
+    budget.run(fuzz)

@@ -1,0 +1,132 @@
+"""What the property-based fuzzers share: their budget, their Hypothesis settings, and the checks
+every answer must pass (no 5xx, the one error shape, a refused request changes nothing).
+
+The budget is fixed so that ``make test`` stays bounded: ``HEXMOOT_FUZZ_EXAMPLES`` scales the number of
+examples (1 by default; 10 runs ten times as many), ``HEXMOOT_FUZZ_SECONDS`` caps each fuzz test's
+wall-clock time (60 s by default; past it the test stops where it is, and passes if nothing failed).
+Runs are derandomized: the same code and budget draw the same examples, so a failure reproduces
+with the same command; ``HEXMOOT_FUZZ_SEED`` draws another series instead (the seed is printed).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from hypothesis import HealthCheck, Phase, seed, settings
+
+from app.errors import STATUS, ErrorCode
+from app.schemas.responses import ErrorOut
+
+SCALE = float(os.environ.get("HEXMOOT_FUZZ_EXAMPLES", "1"))
+SECONDS = float(os.environ.get("HEXMOOT_FUZZ_SECONDS", "60"))
+SEED = os.environ.get("HEXMOOT_FUZZ_SEED")
+
+
+def fuzz_settings(examples: int, **overrides: Any) -> settings:
+    """Hypothesis settings for a fuzz test of ``examples`` examples (times ``SCALE``)."""
+    return settings(
+        max_examples=max(1, round(examples * SCALE)),
+        deadline=None,
+        derandomize=SEED is None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+        # Shrinking a failure against a live server can take long: a few rounds are plenty here.
+        phases=[Phase.explicit, Phase.generate, Phase.shrink],
+        print_blob=True,
+        **overrides,
+    )
+
+
+#: The server's settings for fuzzing: creation quotas lifted, so that the sequences reach games (the
+#: quotas have tests of their own; other rate limits stay, and their 429s are checked like any 4xx).
+#: Settings the server does not know are ignored.
+SERVER_ENV = {
+    "OPEN_GAMES_PER_VISITOR": "0",
+    "RATE_CREATE_PER_VISITOR": "",
+    "RATE_CREATE_PER_IP": "",
+}
+
+T = TypeVar("T")
+
+
+def seeded(test: T) -> T:
+    """``test`` (a Hypothesis test or state machine) drawing from ``HEXMOOT_FUZZ_SEED``, if set."""
+    return seed(int(SEED))(test) if SEED is not None else test  # type: ignore[arg-type]
+
+
+def describe() -> str:
+    """How this run draws its examples (printed by each fuzz test, to reproduce a failure)."""
+    seed = f"seed {SEED}" if SEED is not None else "derandomized"
+    return f"fuzz: {seed}, examples x{SCALE:g}, at most {SECONDS:g} s per test"
+
+
+class OutOfTime(BaseException):
+    """The fuzz test's time is up. A ``BaseException``, so Hypothesis stops at once rather than
+    taking it for a failure to shrink (or generating more examples only to skip them)."""
+
+
+class Budget:
+    """A wall-clock cap: :meth:`spend` raises :class:`OutOfTime` once the time is up; wrap the run
+    in :meth:`run`, which ends it there."""
+
+    def __init__(self, seconds: float = SECONDS) -> None:
+        self.deadline = time.monotonic() + seconds
+        self.spent = 0
+        self.stopped = False
+        self.failing = False
+
+    @property
+    def over(self) -> bool:
+        return time.monotonic() > self.deadline
+
+    def spend(self) -> None:
+        """Count one example, or stop the run if the time is up (never once an example has
+        failed: Hypothesis is then shrinking it, and the failure must be reported whole)."""
+        if self.over and not self.failing:
+            raise OutOfTime
+        self.spent += 1
+
+    @contextmanager
+    def watch(self) -> Iterator[None]:
+        """Wrap an example's body: a failure turns the time limit off."""
+        try:
+            yield
+        except Exception:
+            self.failing = True
+            raise
+
+    def run(self, test: Callable[[], object]) -> None:
+        """Run a Hypothesis test (or state machine) until it ends or the time is up."""
+        try:
+            test()
+        except BaseException as exc:
+            # A state machine stopped in a scenario's middle makes Hypothesis's data tree complain
+            # about the cut, with OutOfTime as the context.
+            if not isinstance(exc, OutOfTime) and not isinstance(exc.__context__, OutOfTime):
+                raise
+            self.stopped = True
+            print(f"fuzz: time is up after {self.spent} examples")
+
+
+def check_error(status: int, body: Any, where: str) -> dict[str, Any]:
+    """An HTTP error answer must be the protocol's one shape, with a code whose documented status
+    is ``status``; returns its ``error`` object."""
+    assert isinstance(body, dict) and set(body) == {"error"}, f"{where}: {status} {body!r}"
+    ErrorOut.model_validate(body)
+    error: dict[str, Any] = body["error"]
+    code = ErrorCode(error["code"])
+    documented = STATUS[code]
+    assert documented in (status, None), (
+        f"{where}: {code} is documented as {documented}, not {status}"
+    )
+    return error
+
+
+def game_state(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """What a refused request must not change in a snapshot: all of it but who asks and who
+    watches."""
+    return {k: v for k, v in snapshot.items() if k not in ("you", "spectators")}
