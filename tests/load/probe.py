@@ -172,7 +172,9 @@ async def serving(
                 ctx.servers += 1
                 log = ctx.logs / f"{ctx.probe}-server-{ctx.servers}.log"
                 log.write_bytes(b"")
-                server = LiveServer(url, {**(env or {}), **ctx.server_env})
+                # LOG_LEVEL for `python -m app.serve`; the patched command line for plain uvicorn.
+                level_env = {"LOG_LEVEL": log_level} if log_level else {}
+                server = LiveServer(url, {**(env or {}), **level_env, **ctx.server_env})
                 with _server_output(log, log_level):
                     await asyncio.to_thread(server.start)
                 running.append(Running(server, log))
@@ -992,6 +994,19 @@ async def probe_redis(ctx: Context) -> str:
             # whether the move reaches the new socket and the one open since before the outage.
             await asyncio.to_thread(redis.start)
             restarted = time.perf_counter()
+            # When both processes' listeners are back (their /healthz says ok again).
+            healthy: dict[str, float] = {}
+            while time.perf_counter() - restarted < 30 and len(healthy) < 2:
+                for name, running in (("1", one), ("2", two)):
+                    if name in healthy:
+                        continue
+                    async with client(running) as health_client:
+                        with contextlib.suppress(httpx.HTTPError):
+                            answer = await health_client.get("/healthz", timeout=2)
+                            if answer.json().get("status") == "ok":
+                                healthy[name] = time.perf_counter() - restarted
+                await asyncio.sleep(0.05)
+            back = ", ".join(f"process {n} {t:.2f} s" for n, t in sorted(healthy.items()))
             after: Counter[str] = Counter()
             reached: dict[str, float] = {}
             tries = 0
@@ -1031,7 +1046,8 @@ async def probe_redis(ctx: Context) -> str:
             return (
                 f"Redis killed for {outage:.0f} s under 2 processes on PostgreSQL: {before}; "
                 f"during the outage: HTTP move {during_move}, /healthz {during_health}, new "
-                f"socket on process 2 {during_socket}; after the restart, a move on process 1 "
+                f"socket on process 2 {during_socket}; after the restart, /healthz ok again on "
+                f"{back or 'neither within 30 s'}, then a move on process 1 "
                 f"reached a new socket on process 2 after {flow('new')}, the socket open since "
                 f"before the outage after {flow('old')} ({counts(after)})"
                 f" | issue: no move acknowledged, moves 500, /healthz ok, sockets fail"
