@@ -181,15 +181,13 @@ async def test_a_reused_msg_id_with_another_message_is_refused(
 
 @pytest.fixture(scope="module")
 def two_processes(
-    backend: str, tmp_path_factory: pytest.TempPathFactory
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[LiveServer, LiveServer]]:
-    """Two uvicorn processes on one PostgreSQL database, with a shared Redis under a prefix of
-    their own."""
-    if backend != "postgres":
-        pytest.skip("several processes share a PostgreSQL database")
+    """Two uvicorn processes on one PostgreSQL database (as production runs several processes),
+    with a shared Redis under a prefix of their own."""
     env = {"REDIS_URL": "redis://127.0.0.1:6379/0", "REDIS_PREFIX": f"test-{secrets.token_hex(6)}:"}
     with (
-        fresh_database(backend, tmp_path_factory.mktemp("shared")) as url,
+        fresh_database("postgres", tmp_path_factory.mktemp("shared")) as url,
         live_server(url, env) as one,
         live_server(url, env) as two,
     ):
