@@ -187,6 +187,11 @@ def server_config(settings: Settings) -> ServerConfig:
         # Not used with httptools; the same head cap if the h11 protocol is ever chosen.
         h11_max_incomplete_event_size=MAX_HEAD_BYTES,
         ws_max_size=settings.ws_max_message_bytes + WS_FRAME_MARGIN,
+        # No protocol-level pings: liveness is the protocol's own (the client's `ping` every 25 s,
+        # and a socket silent for WS_IDLE_TIMEOUT is closed). uvicorn's pings go out 20 s after
+        # each connection, so sockets that connected together (after a restart, say) are all
+        # pinged in one burst: 2,000 of them stalled every game for 80-110 ms in `make bench`.
+        ws_ping_interval=None,
         proxy_headers=bool(settings.forwarded_allow_ips),
         forwarded_allow_ips=settings.forwarded_allow_ips or None,
         server_header=False,
