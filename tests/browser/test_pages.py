@@ -41,6 +41,11 @@ def test_every_page_in_both_themes_and_on_a_phone(
         g = ApiGame.create(server, slug, options)
         api_games.append(g)
         g.play_random(rng, 40)
+    finished = ApiGame.create(server, "exxit", {})  # a row for the archive
+    finished.play_random(rng, 6)
+    finished.clients[1].post(
+        f"/api/games/{finished.id}/resign", json={"version": finished.version, "msg_id": "r-1"}
+    ).raise_for_status()
     paths = {
         "lobby": "/",
         "live": "/live",
@@ -59,10 +64,12 @@ def test_every_page_in_both_themes_and_on_a_phone(
                 expect(page.locator("#live .mini")).to_have_count(3)
             screenshots.page(page, f"page-{name}-{theme}")
     phone = guests.page(width=390, height=844, is_mobile=True, has_touch=True)
-    for name in ("lobby", "game", "live", "rules-valaturna"):
+    for name in ("lobby", "game", "live", "archive", "rules-valaturna"):
         phone.goto(server.url + paths[name])
         if name == "game":
             phone.wait_for_function("() => window.hexmoot.state.view !== null")
+        if name == "archive":
+            expect(phone.locator("#rows tr[data-game]")).to_have_count(1)
         assert phone.evaluate("document.documentElement.scrollWidth") <= 390, name
         screenshots.page(phone, f"phone-{name}")
 
