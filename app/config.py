@@ -123,6 +123,9 @@ class Settings(BaseSettings):
     # Seconds a client has to send a request's head (request line and headers), counted from its
     # connection or from the first byte of each request; a connection that takes longer is closed.
     header_timeout: float = 10.0
+    # Seconds a client has to send a request's whole body once its head is in (a body trickled
+    # slower is refused with 408 ``body_timeout`` and the connection closed).
+    body_timeout: float = 30.0
     # Seconds an idle keep-alive connection is kept open between two requests.
     keep_alive_timeout: int = 5
     # The proxies whose X-Forwarded-For and X-Forwarded-Proto headers are believed: IP addresses

@@ -54,6 +54,7 @@ class ErrorCode(StrEnum):
     RECORD_TOO_LARGE = "record_too_large"
     # request size (app/http_limits.py)
     BODY_TOO_LARGE = "body_too_large"
+    BODY_TIMEOUT = "body_timeout"
     NAME_REQUIRED = "name_required"  # package "records" (issue 14): import needs a chosen name
     # the server's own fault or load
     RULES_TIMEOUT = "rules_timeout"
@@ -94,6 +95,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.UNFINISHED_RECORD: 422,
     ErrorCode.RECORD_TOO_LARGE: 413,
     ErrorCode.BODY_TOO_LARGE: 413,
+    ErrorCode.BODY_TIMEOUT: 408,
     ErrorCode.NAME_REQUIRED: 403,
     ErrorCode.RULES_TIMEOUT: 503,
     ErrorCode.INTERNAL_ERROR: 500,

@@ -6,11 +6,17 @@ request is refused as soon as the count passes the cap: nothing past it is read 
 whatever the app had started to answer (it was reading a body it will never see whole) is dropped.
 The server then discards the rest of the body without buffering it.
 
+A body must also arrive whole within ``timeout`` seconds of the app's first read of it (the
+server's header timeout covers only the head): a client trickling a body is refused with 408 and
+the connection closed, so it cannot hold a connection and a task for hours.
+
 The caps (``docs/protocol.md``, Limits): ``BODY_LIMIT`` for most routes (names, options, moves: a
 few hundred bytes), a record's 1 MiB for import, and for replay enough for its 2,000 moves.
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -49,11 +55,23 @@ class _TooLarge(Exception):
     """The body passed its cap while the app was reading it."""
 
 
-class BodyLimit:
-    """Refuse (413) any HTTP request whose body is over its route's cap, without reading it."""
+class _TooSlow(Exception):
+    """The body did not arrive whole within the timeout."""
 
-    def __init__(self, app: ASGIApp) -> None:
+
+def _too_slow(timeout: float) -> AppError:
+    return AppError(
+        ErrorCode.BODY_TIMEOUT, f"a request body must arrive whole within {timeout:g} s"
+    )
+
+
+class BodyLimit:
+    """Refuse (413) any HTTP request whose body is over its route's cap, without reading it, and
+    (408) any whose body is not whole ``timeout`` seconds after the app first asks for it."""
+
+    def __init__(self, app: ASGIApp, timeout: float = 30.0) -> None:
         self.app = app
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -68,33 +86,53 @@ class BodyLimit:
 
         received = 0
         over = False
+        slow = False
         answered = False
+        whole = False  # once the body is in, ``receive`` only waits for a disconnect: no deadline
+        deadline: float | None = None
 
         async def counted() -> Message:
-            nonlocal received, over
-            message = await receive()
+            nonlocal received, over, slow, whole, deadline
+            if whole:
+                return await receive()
+            if deadline is None:
+                deadline = asyncio.get_running_loop().time() + self.timeout
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                slow = True
+                raise _TooSlow from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > cap:
                     over = True
                     raise _TooLarge
+                whole = not message.get("more_body", False)
             return message
 
         async def unless_over(message: Message) -> None:
             nonlocal answered
-            if over:
-                return  # the app's answer to a body it could not read: replaced by the 413
+            if over or slow:
+                return  # the app's answer to a body it could not read: replaced by ours
             answered = True
             await send(message)
 
         try:
             await self.app(scope, counted, unless_over)
         except Exception:
-            # The app may let ``_TooLarge`` through, or turn it into an error of its own.
-            if not over:
+            # The app may let ``_TooLarge`` or ``_TooSlow`` through, or turn it into its own error.
+            if not (over or slow):
                 raise
-        if over and not answered:
+        if answered:
+            return
+        if over:
             await error_response(error)(scope, receive, send)
+        elif slow:
+            # The rest of the body may never come: the connection is closed after the answer.
+            await error_response(_too_slow(self.timeout), {"connection": "close"})(
+                scope, receive, send
+            )
 
 
 def _content_length(scope: Scope) -> int | None:

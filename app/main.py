@@ -100,7 +100,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         now=lambda: clock.now() / 1000,
     )
     app.add_middleware(GuestMiddleware, signer=signer, secure=settings.secure_cookies())
-    app.add_middleware(BodyLimit)  # a body over its cap is refused before the app reads it
+    # A body over its cap, or slower than BODY_TIMEOUT, is refused before the app has it whole.
+    app.add_middleware(BodyLimit, timeout=settings.body_timeout)
     security.install(app, settings)  # headers on every answer; websocket origins
 
     web_errors.install(app)

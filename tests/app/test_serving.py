@@ -219,6 +219,30 @@ async def test_a_huge_request_head_is_refused(server: LiveServer) -> None:
         assert answer == b"" or answer.startswith(b"HTTP/1.1 431"), answer[:100]
 
 
+async def test_a_body_trickled_past_body_timeout_is_refused_and_closed(database_url: str) -> None:
+    """A complete head, then a body that never arrives whole: 408 ``body_timeout`` after
+    BODY_TIMEOUT, the connection closed, nothing changed (the visitor's name is the same)."""
+    env = {"BODY_TIMEOUT": "1", "LOG_LEVEL": "warning"}
+    with live_server(database_url, env) as slow_server:
+        async with httpx.AsyncClient(base_url=slow_server.url) as client:
+            await client.put("/api/me", json={"name": "Ann"})
+            cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
+            with connect(slow_server) as sock:
+                sock.sendall(
+                    b"PUT /api/me HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    b"Content-Type: application/json\r\nContent-Length: 100\r\n"
+                    + f"Cookie: {cookie}\r\n\r\n".encode()
+                    + b'{"name": "Tr'
+                )
+                answer = b""
+                while chunk := await asyncio.to_thread(sock.recv, 65536):  # until it is closed
+                    answer += chunk
+            assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+            error = json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
+            assert error["code"] == "body_timeout" and STATUS[error["code"]] == 408
+            assert (await client.get("/api/me")).json()["name"] == "Ann"
+
+
 async def test_a_slow_body_after_a_complete_head_is_still_answered(server: LiveServer) -> None:
     """The head timeout is about the head: a body may take its time (over twice HEADER_TIMEOUT)."""
 
