@@ -8,15 +8,18 @@ ones the server really sends, middleware order included.
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from websockets.sync.client import connect
 
 from app.templating import STATIC_DIR, static_url
 from tests.support.databases import fresh_database
+from tests.support.gameplay import MovePicker
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 
@@ -68,20 +71,37 @@ def test_record_download_compressed_and_intact(server: LiveServer) -> None:
         ).raise_for_status()
         game_id = made.json()["id"]
         two.post(f"/api/games/{game_id}/join", json={"token": made.json()["join_token"]})
+        picker, seats = MovePicker("valaturna", {}, seed=1), {1: one, 2: two}
+        version = one.get(f"/api/games/{game_id}").raise_for_status().json()["version"]
+        while len(picker.moves) < 200 and (seat := picker.to_move()) is not None:
+            answer = (
+                seats[seat]
+                .post(
+                    f"/api/games/{game_id}/moves",
+                    json={"move": picker.pick(), "version": version, "msg_id": f"m{version}"},
+                )
+                .raise_for_status()
+            )
+            version = answer.json()["version"]
+            picker.play(answer.json()["move"])
         plain = raw(one, f"/games/{game_id}/record.json", "identity")
         packed = raw(one, f"/games/{game_id}/record.json", "gzip")
     assert plain.status_code == packed.status_code == 200
+    assert len(plain.raw_bytes) > 1024  # type: ignore[attr-defined]
+    assert packed.headers["content-encoding"] == "gzip"
     assert packed.headers["content-disposition"] == plain.headers["content-disposition"]
-    if "content-encoding" in packed.headers:  # a short record may stay under the 1 KB floor
-        assert gzip.decompress(packed.raw_bytes) == plain.raw_bytes  # type: ignore[attr-defined]
-    else:
-        assert packed.raw_bytes == plain.raw_bytes  # type: ignore[attr-defined]
+    assert gzip.decompress(packed.raw_bytes) == plain.raw_bytes  # type: ignore[attr-defined]
 
 
 def test_small_answers_and_websockets_are_not_compressed(server: LiveServer) -> None:
     with httpx.Client(base_url=server.url) as client:
         small = raw(client, "/healthz", "gzip")
     assert "content-encoding" not in small.headers
+    # a websocket passes the compression layer untouched (plain JSON frames, as ever)
+    with connect(server.ws_url + "/ws/live", compression=None) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "live"
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
 
 
 def test_static_url_carries_the_file_hash() -> None:
