@@ -44,6 +44,6 @@ class VersionedStaticFiles(StaticFiles):
     ) -> Response:
         response = super().file_response(full_path, stat_result, scope, status_code)
         query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        current = query.get("v") == [file_hash(Path(full_path))]
+        current = "v" in query and query["v"] == [file_hash(Path(full_path))]
         response.headers["cache-control"] = IMMUTABLE if current else REVALIDATE
         return response
