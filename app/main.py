@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 from app import openapi, security, web_errors
 from app.config import Settings, get_settings
@@ -29,6 +29,7 @@ from app.runtime.rules import RulesRunner
 from app.runtime.scheduler import every
 from app.runtime.throttle import Throttle
 from app.services import GameService
+from app.static_files import VersionedStaticFiles
 from app.templating import STATIC_DIR
 
 
@@ -99,6 +100,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         reissue_after=settings.cookie_reissue_after,
         now=lambda: clock.now() / 1000,
     )
+    # Innermost: answers over 1 KB gzipped for clients that accept it (Vary: Accept-Encoding); the
+    # outer layers (cookie, body limit, security headers) see and keep their headers as they are.
+    app.add_middleware(GZipMiddleware, minimum_size=1024)
     app.add_middleware(GuestMiddleware, signer=signer, secure=settings.secure_cookies())
     # A body over its cap, or slower than BODY_TIMEOUT, is refused before the app has it whole.
     app.add_middleware(BodyLimit, timeout=settings.body_timeout)
@@ -106,7 +110,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     web_errors.install(app)
     openapi.install(app)
-    app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(replay.router)

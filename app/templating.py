@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 
 from fastapi.templating import Jinja2Templates
 
 from app.runtime import rules as rules_runner
+from app.static_files import file_hash
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"
@@ -48,14 +50,19 @@ def diagram(
     }
 
 
+@cache
 def static_url(path: str) -> str:
     """The URL of a static file, relative to the site: never built from the request's Host header
     (``url_for`` would be, and ``Host: evil.example`` would load the page's scripts from there).
 
-    >>> static_url("js/game.js")
-    '/static/js/game.js'
+    It ends in ``?v=`` and a hash of the file's bytes (computed once per process), so the browser
+    may keep it for a year (see :mod:`app.static_files`) and a new deploy is a new URL:
+
+    >>> static_url("js/game.js")  # doctest: +ELLIPSIS
+    '/static/js/game.js?v=...'
     """
-    return f"/static/{path.lstrip('/')}"
+    path = path.lstrip("/")
+    return f"/static/{path}?v={file_hash(STATIC_DIR / path)}"
 
 
 templates.env.globals["diagram"] = diagram

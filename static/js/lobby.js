@@ -1,7 +1,7 @@
 // The lobby: create a game (options from the rules package's catalogue), join an open one with one
-// click, glance at live games.
+// click, glance at live games (followed over /ws/live).
 
-import { Board } from "./board.js";
+import { LiveList } from "./livefeed.js";
 
 const $ = (id) => document.getElementById(id);
 const catalogue = JSON.parse($("lobby").dataset.catalogue);
@@ -110,25 +110,20 @@ async function refreshOpen() {
   }
 }
 
-async function refreshLive() {
-  try {
-    const { games } = await api("GET", "/api/live");
-    const el = $("live-games");
-    el.innerHTML = games.length ? "" : '<p class="muted">No game is being played right now.</p>';
-    for (const g of games.slice(0, 4)) {
-      const a = document.createElement("a");
-      a.className = "mini";
-      a.href = `/games/${g.id}`;
-      el.appendChild(a);
-      new Board(a, { labels: false, title: `${g.title} in progress` }).setView(g.view);
-      const p = document.createElement("p");
-      p.textContent = `${g.title}: ${g.players.map((x) => x.name || "?").join(" vs ")}, ${g.moves} moves`;
-      a.appendChild(p);
-    }
-  } catch (err) {
-    $("live-games").innerHTML = `<p class="error">${escapeHtml(err.message)}</p>`;
-  }
-}
+// Live games follow the /ws/live socket (no polling: each /api/live answer is ~100 KB). The
+// open-games list is not on that socket, so it keeps its light refresh (GET /api/games/open).
+const liveEl = $("live-games");
+const noLive = document.createElement("p");
+noLive.className = "muted";
+noLive.textContent = "No game is being played right now.";
+const live = new LiveList(liveEl, {
+  limit: 4,
+  caption: (g) => `${g.title}: ${g.players.map((x) => x.name || "?").join(" vs ")}, ${g.moves} moves`,
+  onChange: () => {
+    if (!noLive.isConnected) liveEl.replaceChildren(...liveEl.querySelectorAll(":scope > .mini"), noLive);
+    noLive.hidden = live.games.size > 0;
+  },
+});
 
 $("open-games").addEventListener("click", (e) => {
   const b = e.target.closest("[data-join]");
@@ -146,6 +141,7 @@ api("GET", "/api/me").then((me) => {
   else $("name").placeholder = me.name;
 }).catch(() => {});
 refreshOpen();
-refreshLive();
-setInterval(refreshOpen, 5000);
-setInterval(refreshLive, 15000);
+setInterval(() => document.hidden || refreshOpen(), 5000); // not while the tab is in the background
+document.addEventListener("visibilitychange", () => document.hidden || refreshOpen());
+live.connect();
+window.hexmoot = { socket: live.socket };

@@ -1,0 +1,150 @@
+"""Fast to load (issue 15): compressed answers, versioned static URLs cached for a year, unversioned
+ones revalidated, and the pages' own JavaScript and CSS under 100 KB.
+
+Over HTTP against a real uvicorn process (LiveServer on SQLite): the headers that matter are the
+ones the server really sends, middleware order included.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from websockets.sync.client import connect
+
+from app.templating import STATIC_DIR, static_url
+from tests.support.databases import fresh_database
+from tests.support.gameplay import MovePicker
+from tests.support.quotas import QUOTAS_OFF
+from tests.support.server import LiveServer
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with fresh_database("sqlite", tmp_path_factory.mktemp("fastload")) as url:
+        live = LiveServer(url, QUOTAS_OFF)
+        live.start()
+        try:
+            yield live
+        finally:
+            live.stop()
+
+
+def raw(client: httpx.Client, path: str, encoding: str) -> httpx.Response:
+    """The answer as sent: httpx decodes gzip itself, so read the undecoded bytes."""
+    with client.stream("GET", path, headers={"Accept-Encoding": encoding}) as response:
+        response.raw_bytes = b"".join(response.iter_raw())  # type: ignore[attr-defined]
+    return response
+
+
+@pytest.mark.parametrize("path", ["/", "/api/catalogue", "/static/js/game.js"])
+def test_gzip_when_asked_and_same_bytes(server: LiveServer, path: str) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        plain = raw(client, path, "identity")
+        packed = raw(client, path, "gzip, deflate, br")
+    assert plain.status_code == packed.status_code == 200
+    assert "content-encoding" not in plain.headers
+    assert packed.headers["content-encoding"] == "gzip"
+    assert "accept-encoding" in packed.headers["vary"].lower()
+    body = gzip.decompress(packed.raw_bytes)  # type: ignore[attr-defined]
+    if path == "/":  # the page has the guest's name and a fresh cookie: compare its shape
+        assert len(body) > 1024 and body.startswith(b"<!doctype html>")
+    else:
+        assert body == plain.raw_bytes  # type: ignore[attr-defined]
+    assert len(packed.raw_bytes) < len(body) / 2  # type: ignore[attr-defined]
+    # the security headers survive compression
+    assert "default-src 'self'" in packed.headers["content-security-policy"]
+    assert packed.headers["x-content-type-options"] == "nosniff"
+
+
+def test_record_download_compressed_and_intact(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as one, httpx.Client(base_url=server.url) as two:
+        made = one.post(
+            "/api/games", json={"game": "valaturna", "options": {}, "seat": 1, "public": True}
+        ).raise_for_status()
+        game_id = made.json()["id"]
+        two.post(f"/api/games/{game_id}/join", json={"token": made.json()["join_token"]})
+        picker, seats = MovePicker("valaturna", {}, seed=1), {1: one, 2: two}
+        version = one.get(f"/api/games/{game_id}").raise_for_status().json()["version"]
+        while len(picker.moves) < 200 and (seat := picker.to_move()) is not None:
+            answer = (
+                seats[seat]
+                .post(
+                    f"/api/games/{game_id}/moves",
+                    json={"move": picker.pick(), "version": version, "msg_id": f"m{version}"},
+                )
+                .raise_for_status()
+            )
+            version = answer.json()["version"]
+            picker.play(answer.json()["move"])
+        plain = raw(one, f"/games/{game_id}/record.json", "identity")
+        packed = raw(one, f"/games/{game_id}/record.json", "gzip")
+    assert plain.status_code == packed.status_code == 200
+    assert len(plain.raw_bytes) > 1024  # type: ignore[attr-defined]
+    assert packed.headers["content-encoding"] == "gzip"
+    assert packed.headers["content-disposition"] == plain.headers["content-disposition"]
+    assert gzip.decompress(packed.raw_bytes) == plain.raw_bytes  # type: ignore[attr-defined]
+
+
+def test_small_answers_and_websockets_are_not_compressed(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        small = raw(client, "/healthz", "gzip")
+    assert "content-encoding" not in small.headers
+    # a websocket passes the compression layer untouched (plain JSON frames, as ever)
+    with connect(server.ws_url + "/ws/live", compression=None) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "live"
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
+
+
+def test_static_url_carries_the_file_hash() -> None:
+    url = static_url("js/game.js")
+    match = re.fullmatch(r"/static/js/game\.js\?v=([0-9a-f]{12})", url)
+    assert match, url
+    assert static_url("js/game.js") == url  # computed once per process, same answer
+
+
+def test_pages_link_versioned_static_files(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        page = client.get("/").text
+    assert static_url("css/site.css") in page
+    assert static_url("js/lobby.js") in page
+
+
+def test_versioned_static_is_immutable_unversioned_revalidates(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url) as client:
+        versioned = client.get(static_url("js/board.js"))
+        plain = client.get("/static/js/board.js")  # how ES modules import each other
+        stale = client.get("/static/js/board.js?v=000000000000")
+        again = client.get("/static/js/board.js", headers={"If-None-Match": plain.headers["etag"]})
+    assert versioned.status_code == 200
+    assert versioned.headers["cache-control"] == IMMUTABLE
+    assert plain.headers["cache-control"] == "no-cache"
+    assert plain.headers["etag"] and plain.headers["last-modified"]
+    assert stale.headers["cache-control"] == "no-cache"  # an old hash is not the file's
+    assert again.status_code == 304
+    assert again.headers["cache-control"] == "no-cache"
+
+
+def own_assets() -> dict[str, int]:
+    return {
+        str(p.relative_to(STATIC_DIR)): p.stat().st_size
+        for d in ("js", "css")
+        for p in sorted((STATIC_DIR / d).iterdir())
+        if p.suffix in {".js", ".css"}
+    }
+
+
+def test_own_js_and_css_stay_under_100_kb() -> None:
+    sizes = own_assets()
+    total = sum(sizes.values())
+    packed = sum(len(gzip.compress(Path(STATIC_DIR / n).read_bytes(), 6)) for n in sizes)
+    print(f"static js+css: {total} bytes, {packed} gzipped, {len(sizes)} files")
+    assert total < 100_000, sizes

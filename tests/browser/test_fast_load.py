@@ -1,0 +1,124 @@
+"""Fast to load (issue 15), in Chromium: the lobby follows /ws/live instead of polling /api/live,
+every page loads only from its own origin through versioned static URLs, and the pages' own JS and
+CSS stay under 100 KB (measured uncompressed and as sent, gzipped).
+
+Games are played through the HTTP API (``ApiGame``); the lobby's timers run on Playwright's fake
+clock, so a minute in which the old lobby polled /api/live four times passes at once.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Request, WebSocket, expect
+
+from tests.browser.conftest import Guests
+from tests.browser.helpers import ApiGame, Screenshots
+from tests.support.server import LiveServer
+
+
+@pytest.fixture()
+def api_games() -> Iterator[list[ApiGame]]:
+    games: list[ApiGame] = []
+    yield games
+    for g in games:
+        g.close()
+
+
+BOARD = """(id) => {
+  const svg = document.querySelector(`#live-games .mini[data-id="${id}"] svg`);
+  return svg ? svg.innerHTML : null;
+}"""
+
+
+def test_lobby_follows_the_live_socket_and_never_polls(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], screenshots: Screenshots
+) -> None:
+    rng = random.Random(15)
+    game = ApiGame.create(server, "jotun", {"size": 4})
+    api_games.append(game)
+    game.play_random(rng, 2)
+    page = guests.page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(urlsplit(r.url).path))
+    page.clock.install()
+    page.goto(server.url + "/")
+    card = page.locator(f'#live-games .mini[data-id="{game.id}"]')
+    expect(card).to_contain_text("2 moves")
+    # A minute passes: the old lobby fetched /api/live on load and every 15 s after.
+    page.clock.run_for(60_000)
+    before = page.evaluate(BOARD, game.id)
+    game.play_random(rng, 1)
+    expect(card).to_contain_text("3 moves")  # from the socket, no reload, no poll
+    page.wait_for_function(f"(b) => ({BOARD})({game.id!r}) !== b", arg=before)
+    page.clock.run_for(60_000)
+    assert "/api/live" not in requests, requests
+    assert requests.count("/api/games/open") >= 2  # the open-games list keeps its light refresh
+    for theme in ("light", "dark"):
+        for width in (1280, 390):
+            shot = guests.page(width=width, height=900 if width > 390 else 844, color_scheme=theme)
+            shot.goto(server.url + "/")
+            expect(shot.locator(f'#live-games .mini[data-id="{game.id}"]')).to_be_visible()
+            assert shot.evaluate("document.documentElement.scrollWidth") <= width
+            screenshots.page(shot, f"fastload-lobby-{theme}-{width}")
+
+
+def test_lobby_shows_four_live_games_and_the_empty_line(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame]
+) -> None:
+    for _ in range(5):
+        api_games.append(ApiGame.create(server, "valaturna", {"size": 5}))
+    page = guests.page()
+    page.goto(server.url + "/")
+    expect(page.locator("#live-games .mini:visible")).to_have_count(4)
+    expect(page.locator("#live-games p.muted", has_text="No game")).to_be_hidden()
+
+
+def test_every_page_loads_from_its_own_origin_only(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame]
+) -> None:
+    rng = random.Random(3)
+    game = ApiGame.create(server, "exxit", {})
+    api_games.append(game)
+    game.play_random(rng, 4)
+    page = guests.page()
+    seen: list[str] = []
+
+    def on_request(r: Request) -> None:
+        seen.append(r.url)
+
+    def on_socket(ws: WebSocket) -> None:
+        seen.append(ws.url)
+
+    page.on("request", on_request)
+    page.on("websocket", on_socket)
+    assets: dict[str, tuple[int, int]] = {}
+    origin = urlsplit(server.url).netloc
+    for path in ("/", "/live", "/archive", f"/games/{game.id}", "/rules/jotun"):
+        page.goto(server.url + path, wait_until="networkidle")
+        expect(page.locator("main")).to_be_visible()
+        for name, decoded, encoded in page.evaluate(
+            """() => performance.getEntriesByType('resource')
+                .filter(e => /\\/static\\/(js|css)\\//.test(new URL(e.name).pathname))
+                .map(e => [new URL(e.name).pathname, e.decodedBodySize, e.encodedBodySize])"""
+        ):
+            if decoded:
+                assets[name] = (decoded, encoded)
+        # the page's own <script src> and <link href> are versioned (cached a year)
+        links = page.evaluate(
+            """() => [...document.querySelectorAll('script[src], link[href]')]
+                .map(e => e.getAttribute('src') || e.getAttribute('href'))"""
+        )
+        assert links and all("?v=" in link for link in links), links
+    foreign = [url for url in seen if urlsplit(url).netloc != origin]
+    assert not foreign, foreign
+    assert any(url.startswith("ws://") for url in seen)  # the sockets were watched too
+    uncompressed = sum(d for d, _ in assets.values())
+    sent = sum(e for _, e in assets.values())
+    print(f"pages' own JS+CSS: {uncompressed} bytes, {sent} sent gzipped, {len(assets)} files")
+    assert {"/static/js/game.js", "/static/js/lobby.js", "/static/css/site.css"} <= set(assets)
+    assert uncompressed < 100_000, assets
+    assert sent < uncompressed / 2, assets
