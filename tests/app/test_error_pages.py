@@ -41,6 +41,15 @@ async def test_unknown_pages_answer_an_html_404_with_a_way_home(
     assert_page(await client.get(path), 404)  # any Accept: a page path is a page
 
 
+async def test_the_error_page_quotes_nothing_of_the_path(clients: ClientFactory) -> None:
+    client = await clients()
+    bad = "\u00e9" * 5_000
+    for path in (f"/rules/{bad}", f"/{bad}", "/rules/<script>alert(1)</script>"):
+        response = await client.get(path)
+        assert_page(response, 404)
+        assert "\u00e9\u00e9" not in response.text and "<script>alert" not in response.text
+
+
 @pytest.mark.parametrize(
     ("path", "code"),
     [
