@@ -2,26 +2,42 @@
 
 The handlers cover the app's own refusals (``AppError``), the framework's request validation (422),
 its routing errors (404 unknown path, 405 wrong method, 400) and anything unexpected (500, with no
-traceback and no detail leaked). The OpenAPI document is made to say the same: the framework's
+traceback and no detail leaked). On a page path (a GET or HEAD outside the protocol's paths, see
+:func:`wants_page`) 404s and 500s answer the HTML page ``templates/error.html`` instead, with the same
+status and a way home. The OpenAPI document is made to say the same: the framework's
 ``{"detail": ...}`` 422 is removed, and each route lists its error statuses itself.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from app.errors import EXCERPT_LENGTH, AppError, ErrorCode, bounded
+from app.templating import templates
 
 _HTTP_CODES = {
     400: ErrorCode.BAD_REQUEST,
     404: ErrorCode.NOT_FOUND,
     405: ErrorCode.METHOD_NOT_ALLOWED,
+}
+# Paths that speak the protocol (docs/protocol.md): their errors stay JSON whatever the client accepts.
+_JSON_PREFIXES = ("/api/", "/ws/", "/static/")
+_JSON_PATHS = ("/api", "/ws", "/healthz", "/openapi.json", "/docs", "/redoc")
+_PAGE_STATUSES = (404, 500)
+_PAGE_TEXT = {
+    404: (
+        "Page not found",
+        "There is nothing here. The link may be mistyped, or the game may be "
+        "private and the link lacks its token.",
+    ),
+    500: ("Something went wrong", "The server failed to show this page. Try again in a moment."),
 }
 _FRAMEWORK_422 = "#/components/schemas/HTTPValidationError"
 _ERROR_OUT = "#/components/schemas/ErrorOut"
@@ -32,9 +48,43 @@ def error_response(error: AppError, headers: dict[str, str] | None = None) -> JS
     return JSONResponse({"error": error.to_json()}, status_code=error.status, headers=headers)
 
 
-async def app_error(_request: Request, exc: Exception) -> Response:
+def wants_page(request: Request, status: int) -> bool:
+    """Whether the error ``status`` answers ``request`` with the HTML page rather than JSON.
+
+    Decided by the path, not by ``Accept``: every path outside the protocol's (``/api/``, ``/ws/``,
+    ``/static/``, ``/healthz``, ``/openapi.json``, a game's ``record.json``) is a page path, so one
+    URL always answers in one format (no ``Vary: Accept``, nothing for a cache to mix up), and a
+    program reading the API never gets HTML. Only a 404 or 500 of a GET or HEAD is a page: a
+    browser navigates with GET, and a wrong method or a bad body is a program's mistake.
+    """
+    path = request.url.path
+    return (
+        status in _PAGE_STATUSES
+        and request.method in ("GET", "HEAD")
+        and not path.startswith(_JSON_PREFIXES)
+        and path not in _JSON_PATHS
+        and not path.startswith(tuple(f"{p}/" for p in _JSON_PATHS))
+        and not path.endswith("/record.json")
+    )
+
+
+def error_page(
+    request: Request, status: int, headers: Mapping[str, str] | None = None
+) -> HTMLResponse:
+    """The HTML error page for ``status`` (404 or 500): what happened, and links home."""
+    heading, text = _PAGE_TEXT[status]
+    context = {"status": status, "heading": heading, "text": text}
+    page = templates.TemplateResponse(request, "error.html", context, status_code=status)
+    for name, value in (headers or {}).items():
+        page.headers[name] = value
+    return page
+
+
+async def app_error(request: Request, exc: Exception) -> Response:
     """A refusal of the app: its code, message and status."""
     assert isinstance(exc, AppError)
+    if wants_page(request, exc.status):
+        return error_page(request, exc.status)
     if exc.retry_after is not None:  # whole seconds, rounded up: never "retry now" too early
         return error_response(exc, {"Retry-After": str(max(1, math.ceil(exc.retry_after)))})
     return error_response(exc)
@@ -65,6 +115,8 @@ async def http_error(request: Request, exc: Exception) -> Response:
     cause = exc.__cause__
     if status == 400 and _unreadable_json(cause):
         return error_response(AppError(ErrorCode.BAD_JSON, f"the body is not JSON: {_why(cause)}"))
+    if wants_page(request, status):
+        return error_page(request, status, exc.headers)
     code = _HTTP_CODES.get(status)
     if code is None:
         code = ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.BAD_REQUEST
@@ -102,9 +154,14 @@ def _why(cause: BaseException | None) -> str:
     )
 
 
-async def unexpected(_request: Request, exc: Exception) -> Response:
+async def unexpected(request: Request, exc: Exception) -> Response:
     """A bug: 500 with a generic message. The server still logs the traceback (Starlette re-raises
     the exception once this answer is sent); the client never sees it."""
+    if wants_page(request, 500):
+        try:
+            return error_page(request, 500)
+        except Exception:  # the page itself failed: the JSON answer still goes out
+            pass
     error = AppError(ErrorCode.INTERNAL_ERROR, "the server failed to answer this request")
     return error_response(error)
 

@@ -13,11 +13,20 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
+from app.deps import ServiceDep
 from app.runtime import rules as rules_runner
-from app.schemas.responses import page_error_responses
+from app.services import Visitor
 from app.templating import templates
 
 router = APIRouter()
+
+# A page's 404 is the HTML error page (app/web_errors.py), not the JSON shape.
+PAGE_404: dict[int | str, dict[str, Any]] = {
+    404: {
+        "description": "The error page, with links to the lobby and the rules",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    }
+}
 
 
 def catalogue() -> list[dict[str, Any]]:
@@ -33,7 +42,13 @@ async def lobby(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "lobby.html", context)
 
 
-@router.get("/rules/{slug}", response_class=HTMLResponse, responses=page_error_responses(404))
+@router.get("/rules", response_class=HTMLResponse)
+async def rules_index(request: Request) -> HTMLResponse:
+    """The five games, each with its summary and a link to its rules."""
+    return templates.TemplateResponse(request, "rules/index.html", {"games": catalogue()})
+
+
+@router.get("/rules/{slug}", response_class=HTMLResponse, responses=PAGE_404)
 async def rules(request: Request, slug: str) -> HTMLResponse:
     """One game's rules in plain words, with diagrams."""
     info = rules_runner.game_info(slug)
@@ -43,11 +58,20 @@ async def rules(request: Request, slug: str) -> HTMLResponse:
     return templates.TemplateResponse(request, f"rules/{slug}.html", context)
 
 
-@router.get("/games/{game_id}", response_class=HTMLResponse, responses=page_error_responses(404))
-async def game_page(request: Request, game_id: str) -> HTMLResponse:
-    """The game page, for players and spectators alike; the socket brings the game itself."""
+@router.get("/games/{game_id}", response_class=HTMLResponse, responses=PAGE_404)
+async def game_page(request: Request, game_id: str, service: ServiceDep) -> HTMLResponse:
+    """The game page, for players and spectators alike; the socket brings the game itself.
+
+    A game that does not exist, or a private one the visitor may not see (neither seated nor
+    holding its token, from the invite link's ``?join=`` or ``?token=``), is the error page's 404,
+    the same answer for both (docs/protocol.md, "Private games stay hidden").
+    """
     if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > 64:
         raise HTTPException(404, "no such game")
+    query = request.query_params
+    token = query.get("join") or query.get("token") or None
+    visitor = Visitor(id=request.state.guest_id, name="")  # only the id decides a seat
+    await service.snapshot(game_id, visitor, token)  # game_not_found: the 404 page
     return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
 
 

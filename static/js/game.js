@@ -157,6 +157,10 @@ function renderHeader() {
   document.title = `${S.game.title} · Hexmoot`;
   $("spectators").textContent = `${S.spectators} watching`;
   $("download").href = `/games/${gameId}/record.json${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+  const rules = $("rules-link"); // the page knows its game only from the snapshot
+  rules.href = `/rules/${encodeURIComponent(S.game.game)}`;
+  rules.textContent = `${S.game.title} rules`;
+  rules.hidden = false;
 }
 
 function playerName(seat) {

@@ -99,10 +99,9 @@ def test_app_error_takes_a_member_or_its_text_and_refuses_anything_else() -> Non
 JSON = {"content-type": "application/json"}
 BAD_REQUESTS: list[tuple[str, str, str, dict[str, Any], int, str]] = [
     ("unknown path", "GET", "/api/nothing-here", {}, 404, "not_found"),
-    ("unknown page", "GET", "/no/such/page", {}, 404, "not_found"),
+    # A GET of an unknown page (/no/such/page, /rules/chess, /games/not!an!id) is the HTML error
+    # page: tests/app/test_error_pages.py.
     ("unknown static file", "GET", "/static/no-such.js", {}, 404, "not_found"),
-    ("unknown rules page", "GET", "/rules/chess", {}, 404, "not_found"),
-    ("malformed game page", "GET", "/games/not!an!id", {}, 404, "not_found"),
     ("unknown game", "GET", "/api/games/nosuchgame", {}, 404, "game_not_found"),
     ("wrong method", "DELETE", "/api/me", {}, 405, "method_not_allowed"),
     ("wrong method on a page", "POST", "/live", {}, 405, "method_not_allowed"),

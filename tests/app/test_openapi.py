@@ -28,7 +28,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("post", "/api/archive/import"): (201, "ImportedOut", {403, 413, 422, 429, 503}),
     ("post", "/api/replay"): (200, "ReplayOut", {413, 422, 429, 503}),
 }
-HTML_PAGES = {"/", "/rules/{slug}", "/games/{game_id}", "/live", "/archive"}
+HTML_PAGES = {"/", "/rules", "/rules/{slug}", "/games/{game_id}", "/live", "/archive"}
 
 
 async def openapi(clients: ClientFactory) -> dict[str, Any]:
@@ -53,8 +53,8 @@ async def test_every_json_route_names_its_answer_and_its_errors(clients: ClientF
             answers = operation["responses"]
             if path in HTML_PAGES:
                 assert "text/html" in answers["200"]["content"], path
-                errors = {int(s) for s in answers if int(s) >= 400}
-                assert all(_ref(answers[str(s)]) == ERROR for s in errors), path
+                errors = {int(s) for s in answers if int(s) >= 400}  # the HTML error page
+                assert all("text/html" in answers[str(s)]["content"] for s in errors), path
                 continue
             success = {int(s) for s in answers if int(s) < 400}
             assert len(success) == 1, (method, path, answers)
