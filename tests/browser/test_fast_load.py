@@ -97,7 +97,7 @@ def test_every_page_loads_from_its_own_origin_only(
     page.on("websocket", on_socket)
     assets: dict[str, tuple[int, int]] = {}
     origin = urlsplit(server.url).netloc
-    for path in ("/", "/live", "/archive", f"/games/{game.id}", "/rules/jotun"):
+    for path in ("/", "/live", "/archive", f"/games/{game.id}", "/rules", "/rules/jotun"):
         page.goto(server.url + path, wait_until="networkidle")
         expect(page.locator("main")).to_be_visible()
         for name, decoded, encoded in page.evaluate(
