@@ -112,7 +112,7 @@ class ArchiveFilter:
     """The archive's filters; None means "any"."""
 
     game: str | None = None
-    player: str | None = None  # lowercased
+    player: str | None = None  # lowercased; a prefix of either seat's name key
     result: str | None = None  # "1", "2" or "draw"
     start: int | None = None  # finished_at >= start
     end: int | None = None  # finished_at < end
@@ -130,8 +130,14 @@ def archive_query(filters: ArchiveFilter, after: tuple[int, str] | None, limit: 
     if filters.result is not None:
         query = query.where(Game.result == filters.result)
     if filters.player is not None:
+        # A prefix match on the lower-cased keys; the user's %, _ and ! are matched literally.
+        literal = filters.player.replace("!", "!!").replace("%", "!%").replace("_", "!_")
+        pattern = literal + "%"
         query = query.where(
-            or_(Game.player1_key == filters.player, Game.player2_key == filters.player)
+            or_(
+                Game.player1_key.like(pattern, escape="!"),
+                Game.player2_key.like(pattern, escape="!"),
+            )
         )
     if filters.start is not None:
         query = query.where(Game.finished_at >= filters.start)

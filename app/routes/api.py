@@ -236,6 +236,10 @@ async def archive(
         start=_time_filter("from", start),
         end=_time_filter("to", end),
     )
+    if filters.start is not None and filters.end is not None and filters.start > filters.end:
+        raise AppError(
+            ErrorCode.BAD_FILTER, "the from date is after the to date; swap them", field="from"
+        )
     after = decode_cursor(cursor) if cursor else None
     entries, last = await service.archive(filters, after, size)
     return {"games": entries, "next_cursor": encode_cursor(last) if last else None}

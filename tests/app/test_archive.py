@@ -248,3 +248,49 @@ async def _started(clients: ClientFactory) -> tuple[Any, Any, dict[str, Any]]:
     ann, bo = await clients("Ann"), await clients("Bo")
     created = await start_game(ann, bo, slug, options)
     return ann, bo, created
+
+
+async def test_the_player_filter_matches_a_prefix_in_any_case(
+    clients: ClientFactory, app: FastAPI
+) -> None:
+    client = await clients("Archivist")
+    names = [("Alice", "Bo"), ("Cy", "ALIBI"), ("Zed", "Bo")]
+    ids = {}
+    for seed, pair in enumerate(names):
+        response = await client.post("/api/archive/import", json=finished_record(200 + seed, pair))
+        ids[pair] = response.json()["id"]
+
+    async def found(player: str, **extra: Any) -> set[str]:
+        seen: set[str] = set()
+        cursor = None
+        while True:
+            params: dict[str, Any] = {"player": player, **extra}
+            if cursor:
+                params["cursor"] = cursor
+            page = (await client.get("/api/archive", params=params)).json()
+            assert len(page["games"]) <= extra.get("limit", 100)
+            seen |= {g["id"] for g in page["games"]}
+            cursor = page["next_cursor"]
+            if cursor is None:
+                return seen
+
+    alice, alibi = (ids[p] for p in names[:2])
+    assert await found("ali") == {alice, alibi}
+    assert await found("ALI", limit=1) == {alice, alibi}
+    assert await found("Alice") == {alice}
+    # %, _ and the escape character are matched literally, not as wildcards.
+    assert await found("al%") == set()
+    assert await found("a_") == set()
+    assert await found("%") == set()
+    assert await found("!") == set()
+
+
+async def test_a_backwards_date_range_is_refused(clients: ClientFactory) -> None:
+    client = await clients("Archivist")
+    response = await client.get("/api/archive", params={"from": "2027-02-01", "to": "2027-01-01"})
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert (error["code"], error["field"]) == ("bad_filter", "from")
+    assert "after" in error["message"]
+    same = await client.get("/api/archive", params={"from": "2027-01-01", "to": "2027-01-01"})
+    assert same.status_code == 200
