@@ -66,12 +66,10 @@ async def game_page(request: Request, game_id: str, service: ServiceDep) -> HTML
     holding its token, from the invite link's ``?join=`` or ``?token=``), is the error page's 404,
     the same answer for both (docs/protocol.md, "Private games stay hidden").
     """
-    if not game_id.replace("-", "").replace("_", "").isalnum() or len(game_id) > 64:
-        raise HTTPException(404, "no such game")
     query = request.query_params
     token = query.get("join") or query.get("token") or None
     visitor = Visitor(id=request.state.guest_id, name="")  # only the id decides a seat
-    await service.snapshot(game_id, visitor, token)  # game_not_found: the 404 page
+    await service.check_visible(game_id, visitor, token)  # game_not_found: the 404 page
     return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
 
 

@@ -134,6 +134,10 @@ class GameService:
         """:meth:`ReadingService.catchup`."""
         return await self.reading.catchup(game_id, since, visitor, token)
 
+    async def check_visible(self, game_id: str, visitor: Visitor, token: str | None) -> None:
+        """:meth:`ReadingService.check_visible`."""
+        await self.reading.check_visible(game_id, visitor, token)
+
     async def seat_of(self, game_id: str, visitor: Visitor) -> int | None:
         """:meth:`ReadingService.seat_of`."""
         return await self.reading.seat_of(game_id, visitor)

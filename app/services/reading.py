@@ -99,6 +99,12 @@ class ReadingService:
             },
         }
 
+    async def check_visible(self, game_id: str, visitor: Visitor, token: str | None) -> None:
+        """Nothing if the visitor may see the game; ``game_not_found`` otherwise (the game page's
+        404: one row read, no position)."""
+        async with self.core.sessions() as session:
+            await self.core.visible(session, game_id, visitor, token)
+
     async def seat_of(self, game_id: str, visitor: Visitor) -> int | None:
         """The visitor's seat in a game, if any."""
         async with self.core.sessions() as session:

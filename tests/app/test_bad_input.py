@@ -14,10 +14,8 @@ import httpx
 import pytest
 import websockets
 from fastapi import FastAPI
-from sqlalchemy import func, select
 
 import games
-from app.models import Event, Game, Move, Player
 from app.routes.ws import _game_reader
 from app.schemas import ErrorOut
 from app.schemas.messages import CLIENT_MESSAGE
@@ -25,7 +23,7 @@ from app.services import Visitor
 from games.bench import random_game
 from games.record import make_record
 from tests.app.conftest import ClientFactory
-from tests.support.gameplay import quick_game, rows_of, start_game
+from tests.support.gameplay import quick_game, rows_of, start_game, table_counts
 from tests.support.server import LiveServer
 from tests.support.wsclient import GameSocket, TestVisitor
 
@@ -40,17 +38,6 @@ def assert_refused(response: httpx.Response, status: int, code: str) -> dict[str
     ErrorOut.model_validate(body)
     assert list(body) == ["error"] and body["error"]["code"] == code, body
     return body["error"]
-
-
-async def counts(app: FastAPI) -> dict[str, int]:
-    """How many rows each table holds: a refused input adds none."""
-    async with app.state.sessionmaker() as session:
-        return {
-            model.__tablename__: (
-                await session.execute(select(func.count()).select_from(model))
-            ).scalar_one()
-            for model in (Game, Move, Event, Player)
-        }
 
 
 def cursor_of(text: str) -> str:
@@ -117,7 +104,7 @@ async def test_an_option_named_like_a_parameter_is_an_unknown_option(
 ) -> None:
     client = await clients("Ann")
     slug, options = quick_game()
-    before = await counts(app)
+    before = await table_counts(app)
     created = await client.post("/api/games", json={"game": slug, "options": {**options, name: 1}})
     assert assert_refused(created, 422, "bad_option")["field"] == f"options.{name}"
     replayed = await client.post(
@@ -129,7 +116,7 @@ async def test_an_option_named_like_a_parameter_is_an_unknown_option(
         "/api/archive/import", json={**record, "options": {**record["options"], name: 1}}
     )
     assert assert_refused(imported, 422, "invalid_record")["ply"] is None
-    assert await counts(app) == before
+    assert await table_counts(app) == before
 
 
 # --- a record's result of the wrong type (item 6) ------------------------------------------------
@@ -152,10 +139,10 @@ async def test_a_result_of_the_wrong_type_is_an_invalid_record(
     clients: ClientFactory, app: FastAPI, result: Any
 ) -> None:
     client = await clients("Ann")  # importing needs a chosen name
-    before = await counts(app)
+    before = await table_counts(app)
     imported = await client.post("/api/archive/import", json=record_of(2, 2, result=result))
     assert assert_refused(imported, 422, "invalid_record")["ply"] is None
-    assert await counts(app) == before
+    assert await table_counts(app) == before
 
 
 async def test_a_server_result_holding_nul_text_is_stored_not_a_500(
@@ -198,9 +185,9 @@ async def test_bodies_too_deep_or_not_unicode_are_refused(
     clients: ClientFactory, app: FastAPI, path: str, body: bytes, code: str
 ) -> None:
     client = await clients("Ann")
-    before = await counts(app)
+    before = await table_counts(app)
     assert_refused(await client.post(path, content=body, headers=JSON), 422, code)
-    assert await counts(app) == before
+    assert await table_counts(app) == before
 
 
 async def test_lone_surrogates_in_typed_bodies_change_nothing(

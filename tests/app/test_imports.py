@@ -17,33 +17,21 @@ import httpx
 import pytest
 import sqlalchemy as sa
 from fastapi import FastAPI
-from sqlalchemy import func, select
 
 import games
 from app.db import make_engine
 from app.main import create_app
-from app.models import Event, Game, Move, Player
+from app.models import Game
 from games.bench import random_game
 from games.record import make_record
 from tests.app.conftest import make_settings
 from tests.app.test_migrations import alembic
 from tests.support.databases import fresh_database
-from tests.support.gameplay import quick_game
+from tests.support.gameplay import quick_game, table_counts
 
 BEFORE_IMPORTED_BY = "2424c61f9505"  # the revision before games.imported_by
 
 RESIGNED = {"winner": 2, "reason": "resignation", "scores": None}
-
-
-async def counts(app: FastAPI) -> dict[str, int]:
-    """How many rows each table holds: a refused import adds none."""
-    async with app.state.sessionmaker() as session:
-        return {
-            model.__tablename__: (
-                await session.execute(select(func.count()).select_from(model))
-            ).scalar_one()
-            for model in (Game, Move, Event, Player)
-        }
 
 
 def record_of(seed: int, plies: int | None = None, **fields: Any) -> dict[str, Any]:
@@ -69,10 +57,10 @@ def refused(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
 
 async def test_an_import_needs_a_chosen_name(clients: Any, app: FastAPI) -> None:
     anonymous = await clients()
-    before = await counts(app)
+    before = await table_counts(app)
     answer = await anonymous.post("/api/archive/import", json=record_of(1))
     assert "name" in refused(answer, 403, "name_required")["message"]
-    assert await counts(app) == before
+    assert await table_counts(app) == before
     not_json = await anonymous.post(
         "/api/archive/import", content=b"{", headers={"content-type": "application/json"}
     )
@@ -130,11 +118,11 @@ async def test_a_field_unknown_or_of_the_wrong_type_is_refused(
     clients: Any, app: FastAPI, fields: dict[str, Any], field: str
 ) -> None:
     ann = await clients("Ann")
-    before = await counts(app)
+    before = await table_counts(app)
     answer = await ann.post("/api/archive/import", json=record_of(3, 3, **fields))
     error = refused(answer, 422, "invalid_record")
     assert error["field"] == field
-    assert await counts(app) == before
+    assert await table_counts(app) == before
 
 
 @pytest.mark.parametrize(
@@ -149,10 +137,10 @@ async def test_an_open_game_ends_only_for_a_server_reason(
     clients: Any, app: FastAPI, result: dict[str, Any]
 ) -> None:
     ann = await clients("Ann")
-    before = await counts(app)
+    before = await table_counts(app)
     answer = await ann.post("/api/archive/import", json=record_of(4, 3, result=result))
     refused(answer, 422, "invalid_record")
-    assert await counts(app) == before
+    assert await table_counts(app) == before
 
 
 async def test_a_finished_games_scores_are_the_rules(clients: Any) -> None:
@@ -201,7 +189,7 @@ async def test_a_lone_surrogate_is_refused_and_every_page_still_answers(
     clients: Any, app: FastAPI
 ) -> None:
     ann = await clients("Ann")
-    before = await counts(app)
+    before = await table_counts(app)
     body = (
         b'{"format": "hexmoot-record/1", "game": "exxit", "options": {}, "moves": ["0,0"],'
         b' "result": {"winner": 1, "reason": "resignation", "scores": null, "note": "\\ud800"}}'
@@ -210,7 +198,7 @@ async def test_a_lone_surrogate_is_refused_and_every_page_still_answers(
         "/api/archive/import", content=body, headers={"content-type": "application/json"}
     )
     assert answer.status_code == 422, answer.text
-    assert await counts(app) == before
+    assert await table_counts(app) == before
     assert (await ann.get("/api/archive")).status_code == 200
 
 
@@ -228,7 +216,7 @@ async def test_options_are_only_the_catalogues_choices(clients: Any, app: FastAP
     offered = next(o for o in games.info("valaturna").options if o.name == "size").choices
     assert 6 not in offered
     ann = await clients("Ann")
-    before = await counts(app)
+    before = await table_counts(app)
     created = await ann.post("/api/games", json={"game": "valaturna", "options": {"size": 6}})
     assert refused(created, 422, "bad_option")["field"] == "options.size"
     replayed = await ann.post(
@@ -237,7 +225,7 @@ async def test_options_are_only_the_catalogues_choices(clients: Any, app: FastAP
     assert "offered" in refused(replayed, 422, "invalid_record")["message"]
     imported = await ann.post("/api/archive/import", json=valaturna_record(6))
     assert "offered" in refused(imported, 422, "invalid_record")["message"]
-    assert await counts(app) == before
+    assert await table_counts(app) == before
     for size in offered:
         answer = await ann.post("/api/archive/import", json=valaturna_record(int(size)))
         assert answer.status_code == 201, answer.text
