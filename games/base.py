@@ -332,6 +332,16 @@ class Rules(ABC, Generic[S, M]):
             raise IllegalMoveError("the game is over: no move can be played")
 
 
+def play_prompt(move: str, more: bool = False) -> str:
+    """The prompt of a complete prefix: confirm ``move``, or (``more``) go on to a longer one.
+
+    >>> play_prompt("e4-e6", more=True), play_prompt("pass")
+    ('Play e4-e6, or continue', 'Pass your turn')
+    """
+    text = "Pass your turn" if move == "pass" else f"Play {move}"
+    return f"{text}, or continue" if more else text
+
+
 def token_order(token: str) -> tuple[tuple[int, int | str], ...]:
     """Sort key that puts cell names in reading order (``e2`` before ``e10``), words by letters.
 
@@ -363,5 +373,6 @@ __all__ = [
     "Score",
     "Steps",
     "parse_word",
+    "play_prompt",
     "token_order",
 ]
