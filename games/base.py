@@ -191,7 +191,8 @@ class Rules(ABC, Generic[S, M]):
     slug: ClassVar[str]
     title: ClassVar[str]
     summary: ClassVar[str]
-    #: Example move texts in the game's notation, one of each kind, for help texts and clients.
+    #: Example move texts in the game's notation, one of each kind, for help texts and clients; the
+    #: first is the most typical move of play as typed on the site (the typed box's placeholder).
     notation: ClassVar[tuple[str, ...]] = ()
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
     #: Former option names still read, old name -> current name: records and stored games written
