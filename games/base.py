@@ -125,12 +125,20 @@ class Steps:
     order), ``changes`` (cell id -> the stack bottom to top as the move would leave it, ``[]`` when
     emptied), ``cells`` (cell ids to mark when there are no ``changes``), ``stack`` (the stack a
     click would put down) and ``count`` (how many different results the click still leaves open).
+
+    ``prompt`` is one plain-English line telling the player what the next click is for ("Pick the
+    stone to move"); empty only when nothing is asked (the game is over). ``changes`` is the board
+    as it will be while the clicked prefix is pending: cell id -> the stack bottom to top (``[]``
+    when emptied) for every cell whose contents differ from the current view; ``{}`` for an empty
+    prefix. It uses the vocabulary of a hint's ``changes``.
     """
 
     prefix: tuple[str, ...]
     next: tuple[str, ...]
     move: str | None
     hints: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    prompt: str = ""
+    changes: Mapping[str, list[str]] = field(default_factory=dict, hash=False)
 
     @property
     def complete(self) -> bool:
@@ -145,6 +153,8 @@ class Steps:
             "complete": self.complete,
             "move": self.move,
             "hints": dict(self.hints),
+            "prompt": self.prompt,
+            "changes": {cell: list(stack) for cell, stack in self.changes.items()},
         }
 
 
@@ -181,7 +191,8 @@ class Rules(ABC, Generic[S, M]):
     slug: ClassVar[str]
     title: ClassVar[str]
     summary: ClassVar[str]
-    #: Example move texts in the game's notation, one of each kind, for help texts and clients.
+    #: Example move texts in the game's notation, one of each kind, for help texts and clients; the
+    #: first is the most typical move of play as typed on the site (the typed box's placeholder).
     notation: ClassVar[tuple[str, ...]] = ()
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
     #: Former option names still read, old name -> current name: records and stored games written
@@ -290,7 +301,11 @@ class Rules(ABC, Generic[S, M]):
                 following.add(tokens[n])
         if prefix and move_text is None and not following:
             raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        return Steps(prefix, tuple(sorted(following, key=token_order)), move_text)
+        # a plain prompt and no ``changes``: a game overrides ``steps`` to say more
+        prompt = "Choose your move" if following else ""
+        if move_text is not None:
+            prompt = play_prompt(move_text, more=bool(following))
+        return Steps(prefix, tuple(sorted(following, key=token_order)), move_text, prompt=prompt)
 
     def play(self, state: S, text: str) -> S:
         """Parse ``text`` and apply it."""
@@ -320,6 +335,16 @@ class Rules(ABC, Generic[S, M]):
         """Raise IllegalMoveError if the game is over (a helper for ``apply``/``parse_move``)."""
         if self.to_move(state) is None:
             raise IllegalMoveError("the game is over: no move can be played")
+
+
+def play_prompt(move: str, more: bool = False) -> str:
+    """The prompt of a complete prefix: confirm ``move``, or (``more``) go on to a longer one.
+
+    >>> play_prompt("e4-e6", more=True), play_prompt("pass")
+    ('Play e4-e6, or continue', 'Pass your turn')
+    """
+    text = "Pass your turn" if move == "pass" else f"Play {move}"
+    return f"{text}, or continue" if more else text
 
 
 def token_order(token: str) -> tuple[tuple[int, int | str], ...]:
@@ -353,5 +378,6 @@ __all__ = [
     "Score",
     "Steps",
     "parse_word",
+    "play_prompt",
     "token_order",
 ]
