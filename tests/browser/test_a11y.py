@@ -103,7 +103,8 @@ def test_game_page_states(
 
 
 def test_the_theme_toggle_both_ways(world: World, guests: Guests) -> None:
-    """The site's own toggle, against the system's scheme: a lobby and a finished game's page."""
+    """The site's own toggle, against the system's scheme: a lobby and a finished game's page, and
+    the toggle's name, which says which theme it switches to."""
     pages = [("lobby", "/"), ("finished", f"/games/{world.finished['valaturna'].id}")]
     for system, toggled in (("light", "dark"), ("dark", "light")):
         page = guests.page(color_scheme=system)
@@ -114,4 +115,8 @@ def test_the_theme_toggle_both_ways(world: World, guests: Guests) -> None:
             if page.evaluate("document.documentElement.dataset.theme") != toggled:
                 page.click("#theme-toggle")
             assert page.evaluate("document.documentElement.dataset.theme") == toggled
+            # the toggle's name says what it does next
+            expect(page.locator("#theme-toggle")).to_have_attribute(
+                "aria-label", f"Switch to {system} theme"
+            )
             assert_no_serious_axe(page, f"{name} (system {system}, toggled to {toggled})")
