@@ -3,7 +3,9 @@ one by one, for the checks that must hold everywhere (tests/browser/test_a11y.py
 themes; tests/browser/test_overflow.py: no page wider than a phone or a desktop).
 
 A :class:`World` holds games made through the HTTP API: for each of the five games one waiting for
-an opponent, one in play (the seat to move has a move of several clicks) and one played to the end.
+an opponent, one in play (past its opening; the same game, or one at its opening for Valaturna,
+whose only moves of several clicks are the opening's two stones, gives the seat to move a first
+click to make), and one played to the end.
 The visit functions open a page in a state, wait until it shows that state, and hand it to
 ``check(page, name)``; a test collects what its checks find and fails once with the whole list.
 """
