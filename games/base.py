@@ -125,12 +125,20 @@ class Steps:
     order), ``changes`` (cell id -> the stack bottom to top as the move would leave it, ``[]`` when
     emptied), ``cells`` (cell ids to mark when there are no ``changes``), ``stack`` (the stack a
     click would put down) and ``count`` (how many different results the click still leaves open).
+
+    ``prompt`` is one plain-English line telling the player what the next click is for ("Pick the
+    stone to move"); empty only when nothing is asked (the game is over). ``changes`` is the board
+    as it will be while the clicked prefix is pending: cell id -> the stack bottom to top (``[]``
+    when emptied) for every cell whose contents differ from the current view; ``{}`` for an empty
+    prefix. It uses the vocabulary of a hint's ``changes``.
     """
 
     prefix: tuple[str, ...]
     next: tuple[str, ...]
     move: str | None
     hints: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    prompt: str = ""
+    changes: Mapping[str, list[str]] = field(default_factory=dict, hash=False)
 
     @property
     def complete(self) -> bool:
@@ -145,6 +153,8 @@ class Steps:
             "complete": self.complete,
             "move": self.move,
             "hints": dict(self.hints),
+            "prompt": self.prompt,
+            "changes": {cell: list(stack) for cell, stack in self.changes.items()},
         }
 
 

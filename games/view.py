@@ -11,8 +11,10 @@ The browser's board renderer draws a view and nothing else. Every game's ``Rules
                 extent of ``cells``.
 ``cells``       one :class:`CellView` per cell (or point, or tile) in reading order: ``id`` (its
                 name, the token that ``steps`` uses for it), ``q``, ``r``, ``stack`` (piece colours
-                bottom to top, ``[]`` when empty), and optionally ``tile`` (a tile's colour) and
-                ``mark`` (a short game-specific highlight class such as ``"scored"``).
+                bottom to top, ``[]`` when empty), and optionally ``tile`` (a tile's colour),
+                ``mark`` (a short game-specific highlight class such as ``"scored"``) and
+                ``strength`` (Jotun: the number its rules turn on for a stack, on every occupied
+                cell).
 ``rows``        row labels for named boards (:class:`RowLabel`); ``[]`` on a field.
 ``to_move``     the seat to move, or None when over.
 ``colours``     ``{"1": colour or None, "2": colour or None}`` (None before the pie choice).
@@ -57,6 +59,7 @@ class CellView(TypedDict):
     stack: list[str]
     tile: NotRequired[str]
     mark: NotRequired[str]
+    strength: NotRequired[int]
 
 
 class RowLabel(TypedDict):

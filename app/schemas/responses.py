@@ -178,6 +178,10 @@ class StepsOut(Out):
     complete: bool
     move: str | None
     hints: dict[str, Hint]
+    prompt: str = Field(description="one plain-English line: what the next click is for")
+    changes: dict[str, list[str]] = Field(
+        description="cell id -> its stack bottom to top while the prefix is pending ([]: emptied)"
+    )
 
 
 class RecordOut(Out):

@@ -32,7 +32,9 @@ def test_the_schema_is_complete_and_closed() -> None:
     defs = schema["$defs"]
     for name in ("BoardView", "CellView", "Counter", "LastMove", "OutcomeView", "RowLabel"):
         assert defs[name]["additionalProperties"] is False, name
-    assert defs["CellView"]["required"] == ["id", "q", "r", "stack"]  # tile and mark optional
+    # tile, mark and strength are optional
+    assert defs["CellView"]["required"] == ["id", "q", "r", "stack"]
+    assert defs["CellView"]["properties"]["strength"]["type"] == "integer"
     assert defs["BoardView"]["properties"]["kind"]["enum"] == ["hex", "points", "field"]
     assert "extra" not in schema["properties"]  # nothing game-specific: the browser reads none
 
