@@ -146,7 +146,7 @@ export class Board {
       } else if (c.mark && c.mark !== "prisoner") {
         out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
       }
-      if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, kind === "field" ? "last edge" : "last"));
+      if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, kind === "field" ? "last edge" : "last", kind === "field" ? 0.98 : 0.86));
       if (prefix.has(c.id)) out.marks.push(markSvg(kind, x, y, "chosen"));
       const pending = has(changes, c.id);
       const stack = pending ? changes[c.id] : c.stack;
@@ -196,7 +196,7 @@ export class Board {
     svg.setAttribute("viewBox", `${round(b.minX)} ${round(b.minY)} ${round(w)} ${round(h)}`);
     // A small field would otherwise be blown up to the full width: cap the scale.
     svg.style.maxWidth = this.opts.maxScale ? `${round(w * this.opts.maxScale)}px` : "";
-    svg.setAttribute("class", `board-svg kind-${kind}${next.size ? " active" : ""}${this.tiny ? " tiny" : ""}`);
+    svg.setAttribute("class", `board-svg kind-${kind}${next.size ? " active" : ""}${this.tiny ? " tiny" : ""}${this.small ? " small" : ""}`);
     svg.setAttribute("aria-label", `${this.opts.title || `${v.game} board`}${this.flipped ? " (flipped)" : ""}`);
     if (this.live) {
       svg.setAttribute("role", "grid");
@@ -220,8 +220,11 @@ export class Board {
   _fit() {
     const w = this.svg.clientWidth;
     if (!w || !this.vbw) return;
-    this.tiny = (w / this.vbw) * SIZE < 11; // under 11 px per cell radius
+    const r = (w / this.vbw) * SIZE; // px per cell radius
+    this.tiny = r < 13;
+    this.small = r < 24; // Exxit's cell names would be under 7 px
     this.svg.classList.toggle("tiny", this.tiny);
+    this.svg.classList.toggle("small", this.small);
   }
 
   _el(id) {
@@ -424,9 +427,9 @@ export class Board {
   }
 }
 
-function markSvg(kind, x, y, cls) {
+function markSvg(kind, x, y, cls, f = 0.86) {
   if (kind === "points") return `<circle class="${cls}" cx="${round(x)}" cy="${round(y)}" r="${SIZE * 0.82}"/>`;
-  return `<polygon class="${cls}" points="${hexCorners(x, y, SIZE * 0.86)}"/>`;
+  return `<polygon class="${cls}" points="${hexCorners(x, y, SIZE * f)}"/>`;
 }
 
 function mod3(n) {

@@ -288,3 +288,36 @@ def test_every_game_board_in_both_themes(
             i = page.evaluate(DRAW, [view, None, {"width": f"{min(width - 20, 700)}px"}])
             assert page.locator(".board-wrap").nth(i).locator(".hit").count() == len(view["cells"])
             screenshots.element(page.locator(".board-wrap").nth(i), f"{slug}-{theme}-{name}")
+
+
+def test_exxit_rules_diagrams_show_legible_cell_names(server: LiveServer, guests: Guests) -> None:
+    for width in (1280, 390):
+        page = guests.page(width=width, height=900)
+        page.goto(server.url + "/rules/exxit")
+        boards = page.locator(".d-board svg")
+        assert boards.count() >= 2
+        for i in range(boards.count()):
+            names = boards.nth(i).locator(".coords .coord")
+            assert names.count() == boards.nth(i).locator(".hits .hit").count() > 0
+            box = names.first.bounding_box()
+            assert box is not None and box["height"] >= 7, (width, i)
+
+
+def test_offered_cells_are_announced(server: LiveServer, guests: Guests) -> None:
+    page = ready(guests, server)
+    view = hexview([cell("a1", 0, 0, []), cell("a2", 1, 0, ["white"]), cell("b1", 0, 1, [])])
+    page.evaluate(
+        """(view) => {
+          window.said = [];
+          document.body.appendChild(Object.assign(document.createElement('div'), { id: 'b' }));
+          window.B = new T.Board(document.getElementById('b'), {
+            onToken: () => {}, onAnnounce: (t) => window.said.push(t) });
+          B.setView(view, { prefix: [], next: ['a1', 'b1', 'a2'], hints: {} });
+          B.setSteps({ prefix: [], next: ['a1', 'b1', 'a2'], hints: {} });  // the same: said once
+          B.setSteps({ prefix: ['a1'], next: ['b1'], hints: {} });
+        }""",
+        view,
+    )
+    assert page.evaluate("window.said") == ["3 cells offered: a1, b1, a2", "1 cell offered: b1"]
+    label = page.get_attribute('.hit[data-id="a2"]', "aria-label")
+    assert label == "a2, white"
