@@ -142,7 +142,7 @@ export class Board {
       if (c.mark && c.mark.startsWith("territory-")) {
         // An empty cell that counts for one colour: a small hexagon of that colour, drawn above
         // the last-move highlight so that neither hides the other.
-        out.terr.push(`<polygon class="territory pc-${colourClass(c.mark.slice(10))}" points="${hexCorners(x, y + SIZE * 0.45, SIZE * 0.24)}"/>`);
+        out.terr.push(`<polygon class="territory pc-${colourClass(c.mark.slice(10))}" points="${hexCorners(x, y + SIZE * 0.56, SIZE * 0.22)}"/>`);
       } else if (c.mark && c.mark !== "prisoner") {
         out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
       }

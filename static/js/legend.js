@@ -43,7 +43,7 @@ export function renderLegend(el, view) {
   out.push(item(kind === "points" ? `<circle class="${lastCls}" r="8"/>` : `${cellBg}${hex(lastCls, 8)}`, "last move"));
   if (view.phase !== "over") {
     out.push(item(`${cellBg}<circle class="dest dot" r="2.6"/>`, "you can play here"));
-    out.push(item(`${stackSvg(0, 0, [colours[0] || "B"], 6.5)}<circle class="dest ring" r="8"/>`, "you can pick this stack"));
+    out.push(item(`${stackSvg(0, 0, [colours[0] || "B"], 6.5)}<circle class="dest ring" r="8"/>`, "you can pick this piece or stack"));
     out.push(item(`${cellBg}${hex("chosen", 8)}`, "your clicks so far"));
     out.push(item(`${cellBg}${hex("pending", 8)}`, "as your move will leave it"));
   }
