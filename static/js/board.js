@@ -93,7 +93,7 @@ export class Board {
     return has(ch, c.id) ? ch[c.id] : c.stack;
   }
 
-  _name(c) {
+  _name(c, next = this._next(), prefix = new Set()) {
     const ch = this.steps && this.steps.changes;
     const off = this.view.board.kind === "field" && !c.tile;
     const stack = this._stack(c);
@@ -101,7 +101,8 @@ export class Board {
     if (has(ch, c.id)) text += ", pending";
     if (c.mark && c.mark.startsWith("territory-")) text += `, ${c.mark.slice(10)} territory`;
     else if (c.mark === "scored") text += ", scored";
-    if (this._next().has(c.id)) text += ", you can play here";
+    if (prefix.has(c.id)) text += ", selected";
+    if (next.has(c.id)) text += ", you can play here";
     return text;
   }
 
@@ -160,7 +161,7 @@ export class Board {
             : `<circle class="dest dot" cx="${X}" cy="${Y}" r="${SIZE * 0.24}"/>`,
         );
       }
-      const name = esc(this._name(c));
+      const name = esc(this._name(c, next, prefix));
       const cls = next.has(c.id) ? "hit can" : "hit";
       const poly = `points="${hexCorners(x, y, SIZE)}"`;
       if (this.live) {
