@@ -321,3 +321,24 @@ def test_offered_cells_are_announced(server: LiveServer, guests: Guests) -> None
     assert page.evaluate("window.said") == ["3 cells offered: a1, b1, a2", "1 cell offered: b1"]
     label = page.get_attribute('.hit[data-id="a2"]', "aria-label")
     assert label == "a2, white"
+
+
+def test_small_boards_keep_owner_and_height_only(server: LiveServer, guests: Guests) -> None:
+    """A /live-sized board drops the band, the strength badge and the rings; a large one keeps them."""
+    view = hexview(
+        [cell("a1", 0, 0, ["white", "black"], strength=1)]
+        + [cell(f"x{q}", q, 0, []) for q in range(1, 9)]
+    )
+    page = ready(guests, server)
+    for width, tiny in (("200px", True), ("900px", False)):
+        i = page.evaluate(DRAW, [view, None, {"width": width}])
+        svg = page.locator(".board-wrap").nth(i).locator("svg").first
+        page.wait_for_function(
+            "([i, tiny]) => document.querySelectorAll('.board-wrap')[i].querySelector('svg')"
+            ".classList.contains('tiny') === tiny",
+            arg=[i, tiny],
+        )
+        band = svg.locator(".pieces .band")
+        assert band.is_visible() is not tiny
+        assert svg.locator(".pieces .strength").is_visible() is not tiny
+        assert svg.locator(".pieces text.height").is_visible()
