@@ -2,14 +2,9 @@
 //
 // Axial coordinates (q, r), pointy-top cells, r growing downward:
 //   x = sqrt(3) * (q + r/2),  y = 1.5 * r     (times the cell radius)
-// The six directions in the rules' fixed order: E, NE, NW, W, SW, SE.
 // This module knows geometry only: no rule of any game lives here.
 
 export const SQRT3 = Math.sqrt(3);
-
-export const DIRECTIONS = [
-  [1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1],
-];
 
 /** Pixel centre of cell (q, r) for cells of radius `size`. */
 export function toPixel(q, r, size = 1) {
@@ -24,18 +19,6 @@ export function hexCorners(x, y, size) {
     pts.push(`${round(x + size * Math.cos(a))},${round(y + size * Math.sin(a))}`);
   }
   return pts.join(" ");
-}
-
-/** Hex distance between two axial cells. */
-export function distance(a, b) {
-  const dq = a[0] - b[0];
-  const dr = a[1] - b[1];
-  return Math.max(Math.abs(dq), Math.abs(dr), Math.abs(dq + dr));
-}
-
-/** The cell next to (q, r) in direction index d. */
-export function step(q, r, d) {
-  return [q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]];
 }
 
 /** A key for maps of cells. */
