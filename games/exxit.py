@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from .base import Option, Outcome, Steps
+from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
@@ -290,17 +290,35 @@ class Rules(BaseRules[State, Move]):
 
     def steps(self, state: State, prefix: Sequence[str]) -> Steps:
         """The default filter, plus a preview once a dancer is chosen: for each target, the hint's
-        ``cells`` are the cells its pawns would land on (the last one off the field if it drops)."""
+        ``cells`` are the cells its pawns would land on (the last one off the field if it drops).
+
+        ``prompt`` says what the next click is for. ``changes`` is the board as it will be: a
+        dancer is lifted from its origin as soon as it is picked (a dance sows the whole stack);
+        a complete move shows every stack of the field as the move leaves it (sown pawns, a freed
+        prisoner stack gone, the chain of liberations). Two things of a move are not in
+        ``changes``, whose vocabulary is stacks of the view's cells: the tile a liberation lays
+        (the view gets it with the move), and a prisoner stack that a dance drops off the field,
+        on a cell the current view has not got (the target's hint ``cells`` end there).
+        """
         answer = super().steps(state, prefix)
-        if len(answer.prefix) != 1 or not answer.next or state.ended:
+        if state.ended:
             return answer
+        legal = _legal(state)
+        if not answer.prefix:
+            return replace(answer, prompt=_start_prompt({m.kind for m in legal}))
+        if answer.move is not None:
+            move = next(m for m in legal if m.tokens() == answer.prefix)
+            changes = _changes(state, _play(state, move))
+            return replace(answer, prompt=play_prompt(answer.move), changes=changes)
         hints: dict[str, Any] = {}
-        for move in _legal(state):
+        for move in legal:
             if move.kind == "dance" and move.tokens()[0] == answer.prefix[0]:
                 assert move.cell is not None and move.target is not None
                 landing = _landing(state, move.cell, move.target)
                 hints[cell_name(move.target)] = {"cells": [cell_name(c) for c in landing]}
-        return replace(answer, hints=hints)
+        lifted: dict[str, list[str]] = {answer.prefix[0]: []}
+        prompt = "Pick the enemy stack to dance towards"
+        return replace(answer, hints=hints, prompt=prompt, changes=lifted)
 
     def check_invariants(self, state: State) -> None:
         """Pawns are conserved (8 of each colour), the stock never goes negative, tiles on the
@@ -451,6 +469,31 @@ def _landing(state: State, source: Hex, target: Hex) -> list[Hex]:
         if at not in state.tile_at:
             break  # the rest of the hand drops here as one prisoner stack
     return cells
+
+
+def _start_prompt(kinds: set[str]) -> str:
+    """The prompt of a turn's first click, by the kinds of move it offers (one kind of §4 at a
+    time: a dance when any exists, else placements and liberations, else ``pass``)."""
+    if "dance" in kinds:
+        return "Pick a stack to dance: dancing is compulsory"
+    if kinds == {"pass"}:
+        return "You have no move: pass"
+    if kinds == {"place"}:
+        return "Place a pawn on a tile without pawns"
+    if kinds == {"liberate"}:
+        return "Free a prisoner stack touching two tiles"
+    return "Place a pawn on a free tile, or free a prisoner stack"
+
+
+def _changes(before: State, after: State) -> dict[str, list[str]]:
+    """The stacks of ``before``'s view cells (tiles and prisoner cells) that ``after`` changes."""
+    cells = {*before.tile_at, *before.stack_at}
+    old, new = before.stack_at, after.stack_at
+    return {
+        cell_name(c): [COLOURS[p] for p in new.get(c, ())]
+        for c in sorted(cells, key=reading_order)
+        if old.get(c, ()) != new.get(c, ())
+    }
 
 
 def _touching(tiles: dict[Hex, Colour], cell: Hex) -> int:

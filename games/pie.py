@@ -51,6 +51,8 @@ OVER: Final = "over"
 PHASES: Final = (SETUP, CHOOSE, PLAY, OVER)
 #: Seat 2's words, in the order ``legal_moves`` lists them.
 CHOICES: Final = COLOURS
+#: The ``steps`` prompt of the choice: the words are the colours, offered as words, not cells.
+CHOICE_PROMPT: Final = "Choose your colour: black or white"
 
 
 def to_move(phase: str, colour: Colour, black_seat: int) -> int | None:
@@ -88,12 +90,14 @@ def choice_steps(prefix: Sequence[str]) -> Steps:
 
     >>> choice_steps([]).next, choice_steps(["white"]).move
     (('black', 'white'), 'white')
+    >>> choice_steps([]).prompt, choice_steps(["white"]).prompt
+    ('Choose your colour: black or white', 'Take white')
     """
     prefix = tuple(prefix)
     if not prefix:
-        return Steps(prefix, CHOICES, None)
+        return Steps(prefix, CHOICES, None, prompt=CHOICE_PROMPT)
     if len(prefix) == 1 and prefix[0] in CHOICES:
-        return Steps(prefix, (), prefix[0])
+        return Steps(prefix, (), prefix[0], prompt=f"Take {prefix[0]}")
     raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
 
 
@@ -104,6 +108,7 @@ def view_colours(black_seat: int) -> tuple[str | None, str | None]:
 
 __all__ = [
     "CHOICES",
+    "CHOICE_PROMPT",
     "CHOOSE",
     "NO_SEAT",
     "OVER",

@@ -36,6 +36,10 @@ Readings chosen where the spec is silent:
 * The ``size`` option (points per side) accepts 3..13: beyond 13 the row letters run past ``z``.
   It was called ``side`` until November 2026; ``side`` is still read (``RENAMED_OPTIONS``), so
   old records and stored games replay.
+* Step-wise entry: ``prompt`` names what each click is for, and ``changes`` shows the board as it
+  will be: in the setup each clicked point holds its stack at once (the first black, the second
+  white); a placement, a single click, shows the new stack and each captured stack with the
+  mover's piece on top; ``pass`` changes nothing.
 * The score of a seat is the tuple of its colour's stack heights, sorted descending (the very
   list the comparison reads); ``details["decided_by"]`` says whether the heights or the
   last-placer tie-break decided.
@@ -50,7 +54,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, ClassVar
 
-from .base import Option, Outcome, Steps
+from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError
 from .hexgrid import HexBoard, hex_board
@@ -120,7 +124,7 @@ class Rules(BaseRules[State, Move]):
         "Place on the points of a lattice and flip enemy stacks flanked at equal distances; "
         "the tallest stacks win."
     )
-    notation: ClassVar[tuple[str, ...]] = ("k6/f5", "white", "e5", "pass")
+    notation: ClassVar[tuple[str, ...]] = ("e5", "pass", "k6/f5", "white")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option(
             "size",
@@ -357,32 +361,57 @@ class Rules(BaseRules[State, Move]):
         by_name = self.board.by_name
         if state.phase == SETUP:
             distinct_points = len(set(prefix)) == len(prefix) and all(t in by_name for t in prefix)
+            # each clicked point holds its stack at once: the first black, the second white
+            changes = {t: [COLOURS[k]] for k, t in enumerate(prefix[:2])}
             if distinct_points and len(prefix) == 2:
-                return Steps(prefix, (), "/".join(prefix))
+                text = "/".join(prefix)
+                return Steps(prefix, (), text, prompt=play_prompt(text), changes=changes)
             if distinct_points and len(prefix) < 2:
                 colour = COLOURS[WHITE if prefix else BLACK]  # the black point is clicked first
                 nxt = tuple(n for n in self.board.names if n not in prefix)
-                return Steps(prefix, nxt, None, {n: {"stack": [colour]} for n in nxt})
+                hints: dict[str, Any] = {n: {"stack": [colour]} for n in nxt}
+                prompt = "Place the white stack" if prefix else "Set up: place the black stack"
+                return Steps(prefix, nxt, None, hints, prompt, changes)
         elif state.phase == CHOOSE:
             return choice_steps(prefix)
         elif state.phase == PLAY:
             points = self._placements(state.stacks, state.colour)
             if not prefix:
                 names = self.board.names
-                hints: dict[str, Any] = {}
+                hints = {}
                 for i in points:
                     captured = self._captures(state.stacks, i, state.colour)
                     if captured:
                         # the browser previews a hint's "cells": here the stacks it would capture
                         hints[names[i]] = {"cells": [names[j] for j in sorted(captured)]}
-                return Steps(prefix, (*(names[i] for i in points), PASS), None, hints)
-            if prefix == (PASS,) or (
-                len(prefix) == 1 and prefix[0] in by_name and by_name[prefix[0]] in points
-            ):
-                return Steps(prefix, (), prefix[0])
+                prompt = (
+                    "Place a stack where it sees one of yours, or pass"
+                    if points
+                    else "No point sees one of your stacks: pass"
+                )
+                return Steps(prefix, (*(names[i] for i in points), PASS), None, hints, prompt)
+            if prefix == (PASS,):
+                return Steps(prefix, (), PASS, prompt=play_prompt(PASS))
+            if len(prefix) == 1 and prefix[0] in by_name and by_name[prefix[0]] in points:
+                return Steps(
+                    prefix,
+                    (),
+                    prefix[0],
+                    prompt=play_prompt(prefix[0]),
+                    changes=self._placement_changes(state, by_name[prefix[0]]),
+                )
         elif not prefix:
             return Steps(prefix, (), None)
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+
+    def _placement_changes(self, state: State, p: int) -> dict[str, list[str]]:
+        """The stacks a placement at ``p`` changes, as they will be: the new stack, and each
+        captured stack with the mover's piece on top [§7.9]."""
+        names, letter = self.board.names, LETTERS[state.colour]
+        changed = {p: letter}
+        for s in self._captures(state.stacks, p, state.colour):
+            changed[s] = state.stacks[s] + letter
+        return {names[i]: [_NAME_OF_LETTER[ch] for ch in st] for i, st in changed.items()}
 
     def random_move(self, state: State, rng: random.Random) -> Move:
         """Uniform over the legal moves; a setup is drawn without listing all n(n-1) of them."""

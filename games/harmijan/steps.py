@@ -2,6 +2,14 @@
 cells, each pair in either order; turn = stone, destination, new stone; ``black``/``white``;
 ``pass``. ``hints`` preview each click in the browser's vocabulary (board.js): a stone's
 destinations, the slide's path and whether it bites, and the stones as the click would leave them.
+
+``prompt`` says what the next click is for; ``changes`` is the board as it will be after the clicks
+so far: the setup's clicked cells hold their stones (the first pair black, the second white); in a
+turn, the stone picked to move is lifted from its origin at once (every turn empties it: the stone
+is in hand while its destination is chosen), the second click puts it down on its destination (a
+bitten enemy stone is gone), and the third adds the new stone. The origin is then empty unless the
+new stone goes there (decision 6). So the placement's lines are shown through the vacated origin,
+as the rules read them.
 """
 
 from __future__ import annotations
@@ -9,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..base import Steps
+from ..base import Steps, play_prompt
 from ..bitboard import bits
 from ..errors import IllegalMoveError
 from ..hexgrid import HexBoard
@@ -33,9 +41,9 @@ def steps(board: HexBoard, turn_table: TurnTable, state: State, prefix: Sequence
         return _turn_steps(board, turn_table, state, prefix)
     words: tuple[str, ...] = (PASS,) if state.phase == PLAY else ()
     if not prefix:
-        return Steps(prefix, words, None)
+        return Steps(prefix, words, None, prompt="You have no turn: pass" if words else "")
     if len(prefix) == 1 and prefix[0] in words:
-        return Steps(prefix, (), prefix[0])
+        return Steps(prefix, (), prefix[0], prompt=play_prompt(prefix[0]))
     raise IllegalMoveError(_nowhere(prefix))
 
 
@@ -50,16 +58,28 @@ def _setup_steps(board: HexBoard, prefix: tuple[str, ...]) -> Steps:
         if i is None or i not in options:
             raise IllegalMoveError(_nowhere(prefix[: k + 1]))
         cells.append(i)
+    changes = {board.names[i]: [COLOURS[k // 2]] for k, i in enumerate(cells)}
     if len(cells) == 4:
         move = Setup(
             black=(min(cells[0], cells[1]), max(cells[0], cells[1])),
             white=(min(cells[2], cells[3]), max(cells[2], cells[3])),
         )
-        return Steps(prefix, (), write_move(board, State(), move))
+        text = write_move(board, State(), move)
+        return Steps(prefix, (), text, prompt=play_prompt(text), changes=changes)
     following = tuple(board.names[i] for i in _setup_options(board, cells))
     # a preview of the stone the next click places (board.js draws ``changes`` as ghosts)
     colour = COLOURS[len(cells) // 2]
-    return Steps(prefix, following, None, {c: {"changes": {c: [colour]}} for c in following})
+    hints = {c: {"changes": {c: [colour]}} for c in following}
+    return Steps(prefix, following, None, hints, _SETUP_PROMPTS[len(cells)], changes)
+
+
+#: What each setup click is for: a black pair, then a white pair, each of two touching cells.
+_SETUP_PROMPTS = (
+    "Set up: place the first black stone",
+    "Place the second black stone next to it",
+    "Place the first white stone",
+    "Place the second white stone next to it",
+)
 
 
 def _setup_options(board: HexBoard, cells: list[int]) -> list[int]:
@@ -92,14 +112,17 @@ def _turn_steps(
         if not ok:
             raise IllegalMoveError(_nowhere(prefix[: k + 1]))
         cells.append(i)
-    if len(cells) == 3:
-        return Steps(
-            prefix,
-            (),
-            write_move(board, state, Turn(source=cells[0], target=cells[1], place=cells[2])),
-        )
-    # previews in board.js's vocabulary: ``cells`` to mark, a ``path``, ghost ``changes``
     colour = [COLOURS[state.colour]]
+    pending: dict[int, list[str]] = {}
+    for k, i in enumerate(cells):  # lifted, put down on its destination, then the new stone
+        pending[i] = [] if k == 0 else colour
+    if len(cells) == 3 and cells[2] == cells[0]:  # the new stone back on the origin [6]
+        del pending[cells[0]]
+    changes = {names[i]: stack for i, stack in pending.items()}
+    if len(cells) == 3:
+        text = write_move(board, state, Turn(source=cells[0], target=cells[1], place=cells[2]))
+        return Steps(prefix, (), text, prompt=play_prompt(text), changes=changes)
+    # previews in board.js's vocabulary: ``cells`` to mark, a ``path``, ghost ``changes``
     hints: dict[str, Any]
     if not cells:
         hints = {names[s]: {"cells": [names[x] for x in sorted(table[s])]} for s in sorted(table)}
@@ -117,7 +140,16 @@ def _turn_steps(
     else:
         places = bits(table[cells[0]][cells[1]])
         hints = {names[y]: {"changes": {names[y]: colour}} for y in places}
-    return Steps(prefix, tuple(hints), None, hints)
+    prompt = _TURN_PROMPTS[len(cells)] if hints else ""
+    return Steps(prefix, tuple(hints), None, hints, prompt, changes)
+
+
+#: What each click of a turn is for: the stone to move, its destination, the new stone.
+_TURN_PROMPTS = (
+    "Pick the stone to move",
+    "Pick where it slides to",
+    "Place the new stone in line with it",
+)
 
 
 def _nowhere(prefix: Sequence[str]) -> str:

@@ -1,6 +1,15 @@
 """Jotun's step-wise entry (``Rules.steps``, ``move_tokens``, ``preview``): click the origin, then
 the destination, then, only if several results reach that cell, the waypoints of the wanted path
-until no other result shares them; ``Steps.hints`` preview each click that completes a move."""
+until no other result shares them; ``Steps.hints`` preview each click that completes a move.
+
+``prompt`` says what the next click is for; ``changes`` is the board as it will be after the clicks
+so far, read from the moves' results (never by searching again): a placement's new piece; a picked
+stack is lifted from its origin at once (every move empties the origin, [A14]: the stack is in hand
+while its destination is chosen); once a destination is clicked, every stack that all the moves
+still open agree on is drawn as they leave it (the mover on arrival, the stacks it consumed or
+fed), and the rest stays as it is until the waypoints tell the results apart. A complete prefix
+shows exactly its move.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +17,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import Steps
+from ..base import Steps, play_prompt
 from ..errors import IllegalMoveError
 from ..pie import CHOOSE, SETUP, choice_steps
 from .notation import OriginMoves, way_text
 from .search import Search
-from .state import Geo, Move, State, can_place, colours_of, origins, placements
+from .state import Geo, H, Move, State, can_place, colours_of, origins, placements
 
 Board = tuple[int, ...]
 
@@ -59,21 +68,25 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
         return choice_steps(prefix)
     if state.phase == SETUP:
         if not prefix:
-            return Steps(prefix, tuple(sorted(names)), None)
+            return Steps(prefix, tuple(sorted(names)), None, prompt=SETUP_PROMPT)
         if len(prefix) == 1 and prefix[0] in by_name:
-            return Steps(prefix, (), prefix[0])
+            changes = {prefix[0]: colours_of(_piece(state.colour))}
+            return Steps(prefix, (), prefix[0], prompt=play_prompt(prefix[0]), changes=changes)
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
     board, colour = state.board, state.colour
     if not prefix:
-        first = {names[c] for c in placements(geo, board, colour)}
-        first |= {names[o] for o in origins(board, colour) if s.has_move(board, o)}
-        return Steps(prefix, tuple(sorted(first)), None)
+        places = placements(geo, board, colour)
+        movers = [o for o in origins(board, colour) if s.has_move(board, o)]
+        first = {names[c] for c in places} | {names[o] for o in movers}
+        prompt = START_PROMPTS[bool(places), bool(movers)]
+        return Steps(prefix, tuple(sorted(first)), None, prompt=prompt)
     c = by_name.get(prefix[0], -1)
     if c < 0:
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
     if not board[c]:
         if len(prefix) == 1 and can_place(geo, board, colour, c):
-            return Steps(prefix, (), names[c])
+            changes = {names[c]: colours_of(_piece(colour))}
+            return Steps(prefix, (), names[c], prompt=play_prompt(names[c]), changes=changes)
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
     if board[c] & 1 != colour:
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
@@ -86,7 +99,8 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
             for d, at in moves.by_destination.items()
         }
         nxt = tuple(names[d] for d in moves.by_destination)
-        return Steps(prefix, tuple(sorted(nxt)), None, hints)
+        lifted: dict[str, list[str]] = {prefix[0]: []}
+        return Steps(prefix, tuple(sorted(nxt)), None, hints, DESTINATION_PROMPT, lifted)
     d = by_name.get(prefix[1], -1)
     at = moves.by_destination.get(d, ())
     if not at:
@@ -95,6 +109,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
     following: dict[str, Move] = {}
     complete = None
     count: dict[str, int] = {}
+    still: list[Move] = []  # the moves the clicks so far leave open, but not yet told apart
     for move in at:
         assert move.result is not None
         tell = moves.telling[(d, move.result)]
@@ -104,18 +119,79 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
             token = names[tell[len(chosen)]]
             following[token] = move
             count[token] = count.get(token, 0) + 1
+            still.append(move)
     if complete is None and not following:
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
     hints = {
         t: hint(s, state, m) if count[t] == 1 else {"results": count[t]}
         for t, m in following.items()
     }
+    if complete is not None:
+        assert complete.text is not None
+        changes = _agreed(names, board, c, d, [complete])
+        prompt = play_prompt(complete.text)
+        if following:
+            prompt = f"Play {complete.text}, or pick where it turns"
+    else:
+        changes = _agreed(names, board, c, d, still)
+        n = len(still)
+        prompt = f"{_count(n)} paths end here: pick where it turns"
+        if chosen:
+            prompt = f"{_count(n)} paths still fit: pick where it turns next"
     return Steps(
         prefix,
         tuple(sorted(following)),
         None if complete is None else complete.text,
         hints,
+        prompt,
+        changes,
     )
+
+
+#: The opening: seat 1 puts one black piece anywhere.
+SETUP_PROMPT = "Set up: place the opening black stack on any cell"
+#: The first click of a turn, by (a placement exists, a stack can move).
+START_PROMPTS = {
+    (True, True): "Place a piece, or pick a stack to move",
+    (True, False): "Place a piece (no stack of yours can move)",
+    (False, True): "Pick a stack to move (no cell takes a new piece)",
+    (False, False): "",  # the game is over before this can be asked [A28]
+}
+#: Once a stack is picked.
+DESTINATION_PROMPT = "Pick where the stack stops"
+_WORDS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
+
+
+def _count(n: int) -> str:
+    """``n`` as a capitalised word up to ten (``Two``), else digits."""
+    return _WORDS[n] if n < len(_WORDS) else str(n)
+
+
+def _piece(colour: int) -> int:
+    """The code of a stack of one piece of ``colour`` (what a placement puts down)."""
+    return H | 1 << 1 | colour
+
+
+def _agreed(
+    names: tuple[str, ...], board: Board, o: int, d: int, moves: Sequence[Move]
+) -> dict[str, list[str]]:
+    """The stacks every one of ``moves`` (movements from ``o`` to ``d``) leaves the same and
+    changes, as they will be: the origin emptied, the mover on arrival, the stacks it consumed or
+    fed; read from each move's ``result``, never by searching again."""
+    agreed: dict[int, int] | None = None
+    for move in moves:
+        assert move.result is not None
+        after = {
+            o: 0,
+            **dict(move.result.changes),
+            d: move.result.mover,
+        }  # d may be listed: consumed first
+        if agreed is None:
+            agreed = after
+        else:
+            agreed = {c: v for c, v in agreed.items() if after.get(c, board[c]) == v}
+    assert agreed is not None
+    return {names[c]: colours_of(v) for c, v in agreed.items() if v != board[c]}
 
 
 def hint(s: Searches, state: State, move: Move) -> dict[str, Any]:

@@ -3,14 +3,20 @@ re-placed stone in placement order; a click is offered only while a legal comple
 
 A merging placement's capture ends exactly at the removal that splits the group (decisions 3, 14),
 so an enemy-stone click always continues the capture and an empty-cell click always re-places.
+
+``prompt`` says what the next click is for (the capture's kind by variant, how many stones remain to
+re-place); ``changes`` is the board as it will be after the clicks so far: the placed stone is
+drawn at once (a merging one too, before its capture is chosen), each captured stone leaves as it
+is clicked, and each re-placed stone appears (on a cell just vacated too, decision 7).
 """
 
 from __future__ import annotations
 
-from ..base import Steps
+from ..base import Steps, play_prompt
 from ..bitboard import bits, mask
 from ..errors import IllegalMoveError
 from ..pie import CHOOSE, OVER, SETUP, choice_steps
+from ..seats import COLOURS
 from .capture import after_capture
 from .geometry import group_contacts, merging_cells
 from .notation import write_move
@@ -30,20 +36,23 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         return choice_steps(prefix)
     if state.phase == SETUP:
         if not prefix:
-            return Steps(prefix=prefix, next=geo.names, move=None)
+            return Steps(prefix, geo.names, None, prompt="Set up: place the opening black stone")
         if len(prefix) == 1 and prefix[0] in geo.by_name:
-            return Steps(prefix=prefix, next=(), move=prefix[0])
+            changes = {prefix[0]: [COLOURS[state.colour]]}
+            return Steps(prefix, (), prefix[0], prompt=play_prompt(prefix[0]), changes=changes)
         raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
     own, enemy = sides(state)
     empty = geo.all & ~own & ~enemy
     if not prefix:
         starts = geo.names_of(search.starts(own, enemy))
-        return Steps(prefix=prefix, next=starts, move=None)
+        return Steps(prefix, starts, None, prompt=START_PROMPT)
     p = _token(search, prefix, 0, empty)
+    colour = [COLOURS[state.colour]]
     if not (merging_cells(geo, own, 1 << p) >> p) & 1:
         if len(prefix) > 1:
             raise IllegalMoveError(f"{prefix[0]} is a quiet placement: it captures nothing")
-        return Steps(prefix=prefix, next=(), move=prefix[0])
+        changes = {prefix[0]: colour}
+        return Steps(prefix, (), prefix[0], prompt=play_prompt(prefix[0]), changes=changes)
     walker = DenseWalk(search, own, enemy, p) if search.dense else LineWalk(search, own, enemy, p)
     i = 1
     removed: list[int] = []
@@ -52,7 +61,9 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
             options = walker.next_stones(removed)
             if not options and not removed:
                 raise IllegalMoveError(f"{prefix[0]} merges groups but no capture is possible")
-            return Steps(prefix=prefix, next=geo.names_of(options), move=None)
+            prompt = CAPTURE_PROMPTS[search.dense][bool(removed)]
+            changes = _changes(geo.names, colour, p, removed, [])
+            return Steps(prefix, geo.names_of(options), None, prompt=prompt, changes=changes)
         c = _token(search, prefix, i, enemy)
         if not walker.accepts(removed, c):
             raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
@@ -70,10 +81,14 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
                 place=prefix[0], capture=geo.names_of(removed), replace=geo.names_of(placed)
             )
             text = write_move(geo, search.dense, state, move)
-            return Steps(prefix=prefix, next=(), move=text)
+            changes = _changes(geo.names, colour, p, removed, placed)
+            return Steps(prefix, (), text, prompt=play_prompt(text), changes=changes)
         if i == len(prefix):
             cells = search.replace_options(own2, empty2, left)
-            return Steps(prefix=prefix, next=geo.names_of(cells), move=None)
+            changes = _changes(geo.names, colour, p, removed, placed)
+            return Steps(
+                prefix, geo.names_of(cells), None, prompt=replace_prompt(left), changes=changes
+            )
         s = _token(search, prefix, i, empty2)
         # [6] the stone touches at most one friendly group now, and the rest still fit
         if sum(1 for a in contacts if (a >> s) & 1) > 1 or not can_replace_after(
@@ -86,6 +101,41 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         placed.append(s)
         left -= 1
         i += 1
+
+
+#: The first click of a turn: any empty cell, but one that joins two groups must capture.
+START_PROMPT = "Place a stone (joining two of your groups must capture)"
+#: The capture's clicks, by variant (standard, dense), before and after the first stone.
+CAPTURE_PROMPTS = (
+    ("Choose the line to capture: click its first stone", "Remove the next stone of the line"),
+    (
+        "Choose the stones to capture, the splitting one last",
+        "Remove another stone: the capture ends when the group splits",
+    ),
+)
+
+
+def replace_prompt(left: int) -> str:
+    """The prompt of the re-placement while ``left`` stones remain to be put back.
+
+    >>> replace_prompt(2)
+    'Re-place 2 stones, each touching at most one of your groups'
+    """
+    if left == 1:
+        return "Re-place 1 stone, touching at most one of your groups"
+    return f"Re-place {left} stones, each touching at most one of your groups"
+
+
+def _changes(
+    names: tuple[str, ...], colour: list[str], p: int, removed: list[int], placed: list[int]
+) -> dict[str, list[str]]:
+    """The board as it will be: the placed stone, the captured stones gone, the re-placed stones."""
+    changes: dict[str, list[str]] = {names[p]: colour}
+    for c in removed:
+        changes[names[c]] = []
+    for c in placed:
+        changes[names[c]] = colour
+    return changes
 
 
 def _token(search: Search, prefix: tuple[str, ...], i: int, allowed: int) -> int:
