@@ -23,7 +23,7 @@ export function renderLegend(el, view) {
   const out = colours.map((c) => item(stackSvg(0, 0, [c], 7.5), `${colourName(c)}${c === "B" ? " (light inner ring)" : c === "R" ? " (dot)" : " (dark rim)"}`));
   if (tall || strong) {
     const [a, b] = colours.length > 1 ? colours : [colours[0] || "B", "W"];
-    out.push(item(stackSvg(0, 0, [b, b, a, a, a], 8.5, strong ? 2 : null), `stack: owner's colour, height${strong ? ", strength (blue badge)" : ""}; the band shows the pieces below, left = bottom`));
+    out.push(item(stackSvg(0, 0, [b, b, a, a, a], 8.5, strong ? 3 : null), `stack: owner's colour, height${strong ? ", strength where it differs (blue badge)" : ""}; the band shows the pieces below, left = bottom`));
   }
   if (kind === "field") {
     for (const t of [...new Set(cells.map((c) => c.tile).filter(Boolean))]) {

@@ -1,5 +1,5 @@
 // Drawing one stack so that it reads at a glance: the owner (top piece) is a full disc; the height
-// is the number in it; a strength that differs (Jotun) is a badge at its upper right; the pieces
+// is the number in it; a strength that differs from the height (Jotun) is a badge at its upper right; the pieces
 // underneath are a band of segments along the disc's lower rim, left = bottom of the stack, one
 // segment per piece (per run of a colour once there are more than 7). Each colour carries a
 // shape as well as a hue: white has a dark rim, black a light inner ring, red a dark rim and a
@@ -37,7 +37,7 @@ export function describeStack(stack, strength) {
   const rs = runs(stack);
   let text = colourName(rs[rs.length - 1][0]);
   if (stack.length > 1) text += `, height ${stack.length}`;
-  if (strength != null && (strength !== stack.length || stack.length > 1)) text += `, strength ${strength}`;
+  if (strength != null && strength !== stack.length) text += `, strength ${strength}`;
   if (rs.length > 1) text += ` (${rs.slice().reverse().map(([c, n]) => `${n} ${colourName(c)}`).join(" over ")})`;
   return text;
 }
@@ -88,7 +88,7 @@ export function stackSvg(x, y, stack, radius, strength) {
   } else if (top === "R") {
     parts.push(`<circle class="dot" cx="${X}" cy="${Y}" r="${round(radius * 0.16)}"/>`);
   }
-  if (strength != null && (strength !== n || n > 1)) {
+  if (strength != null && strength !== n) {
     const bx = round(x + radius * 0.74);
     const by = round(y - radius * 0.74);
     parts.push(

@@ -119,6 +119,13 @@ def test_real_jotun_view_draws_strength_when_the_rules_give_it(
         if c["stack"]
     ]
     assert drawn == want
+    assert any(c.get("strength", len(c["stack"])) != len(c["stack"]) for c in view["cells"])
+    badges = page.eval_on_selector_all(
+        ".pieces .strength text", "els => els.map(e => e.textContent)"
+    )
+    assert badges == [
+        str(c["strength"]) for c in view["cells"] if c["stack"] and c["strength"] != len(c["stack"])
+    ]
 
 
 def test_pending_changes_are_drawn_as_the_real_position(server: LiveServer, guests: Guests) -> None:
@@ -242,7 +249,7 @@ def test_last_move_animates_unless_reduced_motion(
 def test_describe_and_legend(server: LiveServer, guests: Guests) -> None:
     view = hexview(
         [
-            cell("a1", 0, 0, ["white", "black"], strength=2),
+            cell("a1", 0, 0, ["white", "black"], strength=1),
             cell("a2", 1, 0, [], mark="territory-white"),
             cell("b1", 0, 1, ["white"], strength=1),
         ],
@@ -251,7 +258,7 @@ def test_describe_and_legend(server: LiveServer, guests: Guests) -> None:
     page = ready(guests, server)
     page.evaluate(DRAW, [view, None, None])
     text = page.evaluate("B.describe()")
-    assert "Black: 1 stack, a1 (height 2, strength 2" in text
+    assert "Black: 1 stack, a1 (height 2, strength 1 (1 black over 1 white))" in text
     assert "White: 1 stack, b1" in text and "White territory: 1 cells" in text
     legend = page.inner_text(".legend")
     for words in ("black", "white", "strength", "territory", "last move", "you can play here"):
