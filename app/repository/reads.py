@@ -74,15 +74,15 @@ async def events_between(
     return result.scalars().all()
 
 
-async def open_games(session: AsyncSession, since: int, limit: int = 100) -> Sequence[Game]:
-    """Public games waiting for an opponent and created at ``since`` or later, newest first (a
-    waiting game has no event after its creation, so its creation is its last activity)."""
-    result = await session.execute(
-        select(Game)
-        .where(Game.status == "waiting", Game.public.is_(True), Game.created_at >= since)
-        .order_by(Game.created_at.desc())
-        .limit(limit)
-    )
+async def open_games(
+    session: AsyncSession, since: int | None = None, limit: int = 100
+) -> Sequence[Game]:
+    """Public games waiting for an opponent (created at ``since`` or later, if given: a waiting
+    game has no event after its creation, so its creation is its last activity), newest first."""
+    query = select(Game).where(Game.status == "waiting", Game.public.is_(True))
+    if since is not None:
+        query = query.where(Game.created_at >= since)
+    result = await session.execute(query.order_by(Game.created_at.desc()).limit(limit))
     return result.scalars().all()
 
 

@@ -129,11 +129,13 @@ class ReadingService:
         core = self.core
         return idle_cutoff(core.clock.now(), core.settings.live_idle_after)
 
-    async def open_games(self, visitor: Visitor | None = None) -> list[Json]:
-        """Public games waiting for an opponent, not idle for longer than ``LIVE_IDLE_AFTER``;
-        ``yours`` marks those ``visitor`` created (and sits in)."""
+    async def open_games(self, visitor: Visitor | None = None, fresh: bool = False) -> list[Json]:
+        """Public games waiting for an opponent (``fresh``: only those created within
+        ``LIVE_IDLE_AFTER``, as the lobby lists them); ``yours`` marks those ``visitor`` created
+        (and sits in). ``GET /api/games/open`` lists them all: the game page finds a public game's
+        join token there, however long it has waited."""
         async with self.core.sessions() as session:
-            rows = await reads.open_games(session, self.idle_cutoff())
+            rows = await reads.open_games(session, self.idle_cutoff() if fresh else None)
         return [open_entry(g, visitor) for g in rows]
 
     async def live_games(self) -> list[Json]:
@@ -150,7 +152,7 @@ class ReadingService:
         return {
             "type": "live",
             "games": await self.live_games(),
-            "open": await self.open_games(visitor),
+            "open": await self.open_games(visitor, fresh=True),
             "now": self.core.clock.now(),
             "idle_after": self.core.settings.live_idle_after,
         }
