@@ -148,6 +148,13 @@ class AppError(Exception):
         return {"code": self.code.value, "message": self.message, **self.extra}
 
 
+def refusal(code: ErrorCode, exc: ValueError) -> AppError:
+    """The rules' refusal ``exc`` as an error of ``code``: its plain message, and its ``rule`` (the
+    rules section it rests on, e.g. ``"A3"``) when it names one."""
+    rule = getattr(exc, "rule", None)
+    return AppError(code, str(exc), **({"rule": rule} if rule else {}))
+
+
 def not_found(game_id: str) -> AppError:
     """The game does not exist, or the caller may not see it (a private game's existence is secret)."""
     return AppError(ErrorCode.GAME_NOT_FOUND, f"there is no game {excerpt(game_id)}")

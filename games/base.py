@@ -289,7 +289,7 @@ class Rules(ABC, Generic[S, M]):
             else:
                 following.add(tokens[n])
         if prefix and move_text is None and not following:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+            raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
         return Steps(prefix, tuple(sorted(following, key=token_order)), move_text)
 
     def play(self, state: S, text: str) -> S:
@@ -301,7 +301,7 @@ class Rules(ABC, Generic[S, M]):
         cheaper draw that is not uniform over all moves (their docstrings say how)."""
         moves = list(self.legal_moves(state))
         if not moves:
-            raise IllegalMoveError("the game is over: there is no move to choose")
+            raise IllegalMoveError("The game is over")
         return rng.choice(moves)
 
     def key(self, state: S) -> Hashable:
@@ -319,7 +319,7 @@ class Rules(ABC, Generic[S, M]):
     def check_over(self, state: S) -> None:
         """Raise IllegalMoveError if the game is over (a helper for ``apply``/``parse_move``)."""
         if self.to_move(state) is None:
-            raise IllegalMoveError("the game is over: no move can be played")
+            raise IllegalMoveError("The game is over")
 
 
 def token_order(token: str) -> tuple[tuple[int, int | str], ...]:

@@ -53,7 +53,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
     by_name = geo.grid.by_name
     if state.ending is not None:
         if prefix:
-            raise IllegalMoveError("the game is over: no move can be played")
+            raise IllegalMoveError("The game is over")
         return Steps(prefix, (), None)
     if state.phase == CHOOSE:
         return choice_steps(prefix)
@@ -62,7 +62,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
             return Steps(prefix, tuple(sorted(names)), None)
         if len(prefix) == 1 and prefix[0] in by_name:
             return Steps(prefix, (), prefix[0])
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     board, colour = state.board, state.colour
     if not prefix:
         first = {names[c] for c in placements(geo, board, colour)}
@@ -70,17 +70,17 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
         return Steps(prefix, tuple(sorted(first)), None)
     c = by_name.get(prefix[0], -1)
     if c < 0:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     if not board[c]:
         if len(prefix) == 1 and can_place(geo, board, colour, c):
             return Steps(prefix, (), names[c])
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     if board[c] & 1 != colour:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     moves = s.origin_moves(board, c)
     if len(prefix) == 1:
         if not moves.moves:
-            raise IllegalMoveError(f"{prefix[0]} has no legal move")
+            raise IllegalMoveError(f"The stack on {prefix[0]} has no legal move")
         hints = {
             names[d]: hint(s, state, at[0]) if len(at) == 1 else {"results": len(at)}
             for d, at in moves.by_destination.items()
@@ -90,7 +90,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
     d = by_name.get(prefix[1], -1)
     at = moves.by_destination.get(d, ())
     if not at:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     chosen = tuple(by_name.get(t, -1) for t in prefix[2:])
     following: dict[str, Move] = {}
     complete = None
@@ -105,7 +105,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
             following[token] = move
             count[token] = count.get(token, 0) + 1
     if complete is None and not following:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     hints = {
         t: hint(s, state, m) if count[t] == 1 else {"results": count[t]}
         for t, m in following.items()
