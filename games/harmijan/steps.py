@@ -122,4 +122,4 @@ def _turn_steps(
 
 def _nowhere(prefix: Sequence[str]) -> str:
     """The message for clicks that no legal move continues."""
-    return f"no legal move starts with {' '.join(prefix)!r}"
+    return f"No legal move starts with {' '.join(prefix)}"
