@@ -24,7 +24,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
     geo = search.geo
     if state.phase == OVER:
         if prefix:
-            raise IllegalMoveError("the game is over: no move can be entered")
+            raise IllegalMoveError("The game is over")
         return Steps(prefix=prefix, next=(), move=None)
     if state.phase == CHOOSE:
         return choice_steps(prefix)
@@ -33,7 +33,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
             return Steps(prefix=prefix, next=geo.names, move=None)
         if len(prefix) == 1 and prefix[0] in geo.by_name:
             return Steps(prefix=prefix, next=(), move=prefix[0])
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     own, enemy = sides(state)
     empty = geo.all & ~own & ~enemy
     if not prefix:
@@ -42,7 +42,9 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
     p = _token(search, prefix, 0, empty)
     if not (merging_cells(geo, own, 1 << p) >> p) & 1:
         if len(prefix) > 1:
-            raise IllegalMoveError(f"{prefix[0]} is a quiet placement: it captures nothing")
+            raise IllegalMoveError(
+                f"{prefix[0]} joins no groups, so it captures nothing", rule="7.11"
+            )
         return Steps(prefix=prefix, next=(), move=prefix[0])
     walker = DenseWalk(search, own, enemy, p) if search.dense else LineWalk(search, own, enemy, p)
     i = 1
@@ -51,11 +53,13 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         if i == len(prefix):
             options = walker.next_stones(removed)
             if not options and not removed:
-                raise IllegalMoveError(f"{prefix[0]} merges groups but no capture is possible")
+                raise IllegalMoveError(
+                    f"{prefix[0]} joins your groups but can capture nothing", rule="7.10"
+                )
             return Steps(prefix=prefix, next=geo.names_of(options), move=None)
         c = _token(search, prefix, i, enemy)
         if not walker.accepts(removed, c):
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+            raise IllegalMoveError(f"No legal move starts with {' '.join(prefix[: i + 1])}")
         removed.append(c)
         i += 1
     own2, empty2 = after_capture(geo, own, enemy, p, mask(removed))
@@ -65,7 +69,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
     while True:
         if left == 0:
             if i < len(prefix):
-                raise IllegalMoveError(f"{' '.join(prefix)!r} re-places too many stones")
+                raise IllegalMoveError("That re-places too many stones", rule="4")
             move = Move(
                 place=prefix[0], capture=geo.names_of(removed), replace=geo.names_of(placed)
             )
@@ -79,7 +83,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         if sum(1 for a in contacts if (a >> s) & 1) > 1 or not can_replace_after(
             geo, contacts, empty2, s, left - 1
         ):
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+            raise IllegalMoveError(f"No legal move starts with {' '.join(prefix[: i + 1])}")
         contacts = contacts_after(geo, contacts, empty2, s)
         own2 |= 1 << s
         empty2 &= ~(1 << s)
@@ -92,7 +96,7 @@ def _token(search: Search, prefix: tuple[str, ...], i: int, allowed: int) -> int
     """The cell of click ``i``, which must lie in ``allowed``."""
     c = search.geo.by_name.get(prefix[i])
     if c is None or not (allowed >> c) & 1:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix[: i + 1])}")
     return c
 
 
