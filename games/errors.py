@@ -10,6 +10,17 @@ the error's ``rule``, so the server can pass both on verbatim.
 from __future__ import annotations
 
 
+def typed(text: str, limit: int = 20) -> str:
+    """``text`` as a refusal echoes it: stripped, and cut to ``limit`` characters so the message
+    stays one short line.
+
+    >>> typed("  e5 "), typed("a1-" * 10)
+    ('e5', 'a1-a1-a1-a1-a1-a1-a…')
+    """
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class MoveError(ValueError):
     """A refused move: ``str(error)`` is the plain message, ``rule`` the rules section or None."""
 

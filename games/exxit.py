@@ -61,7 +61,7 @@ from typing import Any, ClassVar, Literal
 
 from .base import Option, Outcome, Steps
 from .base import Rules as BaseRules
-from .errors import IllegalMoveError, InvalidMoveError
+from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
 from .seats import EXXIT_COLOURS, Colour, other, seat_colours, seat_of
 from .view import CellView, View, make_view
@@ -597,7 +597,7 @@ def _parse(text: str) -> Move:
         return Move(kind="dance", cell=source, target=target)
     t = text.strip()
     raise InvalidMoveError(
-        f"{t} is not a move: type one like 1,-1>0,-1, 0,0 or pass"
+        f"{typed(t)} is not a move: type one like 0,0 or 1,-1>0,-1"
         if t
         else "Type a move like 1,-1>0,-1"
     )

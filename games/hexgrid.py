@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 
-from .errors import InvalidMoveError
+from .errors import InvalidMoveError, typed
 
 Hex = tuple[int, int]
 
@@ -243,7 +243,9 @@ class HexBoard:
         i = self.by_name.get(text)
         if i is None:
             what = "a cell name" if not _NAME.fullmatch(text) else "a cell of this board"
-            raise InvalidMoveError(f"{text} is not {what}" if text else "A cell name is missing")
+            raise InvalidMoveError(
+                f"{typed(text)} is not {what}" if text else "A cell name is missing"
+            )
         return i
 
     def neighbours_of(self, c: Hex) -> list[Hex]:

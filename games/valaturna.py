@@ -52,7 +52,7 @@ from typing import Any, ClassVar
 
 from .base import Option, Outcome, Steps
 from .base import Rules as BaseRules
-from .errors import IllegalMoveError, InvalidMoveError
+from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import HexBoard, hex_board
 from .pie import (
     CHOOSE,
@@ -464,7 +464,7 @@ class Rules(BaseRules[State, Move]):
         m = _PLACE_TEXT.fullmatch(t)
         if not m:
             raise InvalidMoveError(
-                f"{t} is not a move: type one like e5 or pass"
+                f"{typed(t)} is not a move: type one like e5 or pass"
                 if t
                 else "Type a move like e5 or pass"
             )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..base import parse_word
-from ..errors import IllegalMoveError, InvalidMoveError
+from ..errors import IllegalMoveError, InvalidMoveError, typed
 from ..hexgrid import HexBoard
 from ..pie import CHOICES, PLAY
 from ..seats import other
@@ -43,7 +43,9 @@ def read_move(board: HexBoard, state: State, text: str) -> Move:
                 raise IllegalMoveError(f"Write {how}", rule="9")
         return Turn(source=s, target=x, place=y)
     raise InvalidMoveError(
-        f"{t} is not a move: type one like g3-g4@j4 or pass" if t else "Type a move like g3-g4@j4"
+        f"{typed(t)} is not a move: type one like g3-g4@j4 or pass"
+        if t
+        else "Type a move like g3-g4@j4"
     )
 
 

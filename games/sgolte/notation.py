@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..bitboard import mask
-from ..errors import InvalidMoveError
+from ..errors import InvalidMoveError, typed
 from ..pie import format_choice
 from .capture import dense_order, removal_ok
 from .geometry import Geometry
@@ -27,7 +27,7 @@ def read_move(geo: Geometry, text: str) -> Move:
     m = _MOVE.fullmatch(text.strip())
     if m is None:
         raise InvalidMoveError(
-            f"{t} is not a move: type one like b4 or c6xd3:f5"
+            f"{typed(t)} is not a move: type one like b4 or c6xd3:f5"
             if (t := text.strip())
             else "Type a move like b4"
         )
@@ -43,7 +43,7 @@ def cell_name(geo: Geometry, name: str, text: str) -> str:
     """``name`` if it names a cell, else InvalidMoveError quoting the whole move text."""
     if not _CELL.fullmatch(name) or name not in geo.by_name:
         raise InvalidMoveError(
-            f"{name} is not a cell of this board" if name else "A cell name is missing"
+            f"{typed(name)} is not a cell of this board" if name else "A cell name is missing"
         )
     return name
 
