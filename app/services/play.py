@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.domain.clock import idle_cutoff
 from app.domain.results import abandonment, resignation
-from app.errors import AppError, ErrorCode, not_found, refusal
+from app.errors import AppError, ErrorCode, not_found, rule_of
 from app.models import Game
 from app.repository import reads
 from app.runtime.rules import IllegalMoveError, InvalidMoveError
@@ -63,9 +63,9 @@ class PlayService:
             try:
                 canonical, new_state = await core.rules.check_move(rules, position.state, text)
             except InvalidMoveError as exc:
-                raise refusal(ErrorCode.INVALID_MOVE, exc) from exc
+                raise AppError(ErrorCode.INVALID_MOVE, str(exc), rule=rule_of(exc)) from exc
             except IllegalMoveError as exc:
-                raise refusal(ErrorCode.ILLEGAL_MOVE, exc) from exc
+                raise AppError(ErrorCode.ILLEGAL_MOVE, str(exc), rule=rule_of(exc)) from exc
             ply = game.ply_count + 1
             move: tuple[str, Json] = ("move", {"ply": ply, "move": canonical, "seat": seat})
             values: dict[str, Any] = {

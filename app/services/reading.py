@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from app.errors import AppError, ErrorCode, refusal
+from app.errors import AppError, ErrorCode, rule_of
 from app.repository import reads
 from app.runtime.hub import game_channel
 from app.runtime.rules import RecordError, title
@@ -37,7 +37,7 @@ class ReadingService:
         try:
             steps = await core.rules.steps(position.rules, position.state, prefix)
         except ValueError as exc:
-            raise refusal(ErrorCode.ILLEGAL_STEPS, exc) from exc
+            raise AppError(ErrorCode.ILLEGAL_STEPS, str(exc), rule=rule_of(exc)) from exc
         return {"version": game.version, **steps.to_json()}
 
     async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
