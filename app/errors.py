@@ -113,7 +113,8 @@ class AppError(Exception):
     ``code`` is an :class:`ErrorCode` or its text (ValueError if it is no member); ``status`` is the
     code's documented HTTP status, and an explicit one must agree with it (ValueError otherwise), so
     ``docs/protocol.md`` stays the truth. Extra keyword arguments become fields of the error, but
-    ``retry_after`` (seconds, for a quota) becomes the HTTP ``Retry-After`` header instead.
+    ``retry_after`` (seconds, for a quota) becomes the HTTP ``Retry-After`` header instead, and
+    ``rule`` (the rules section a refused move rests on) a field only when given.
 
     >>> AppError("game_full", "both seats are taken").status
     409
@@ -130,6 +131,7 @@ class AppError(Exception):
         status: int | None = None,
         *,
         retry_after: float | None = None,
+        rule: str | None = None,
         **extra: Any,
     ) -> None:
         super().__init__(message)
@@ -143,11 +145,19 @@ class AppError(Exception):
             )
         self.message = bounded(message)
         self.status: int = status or documented or _WEBSOCKET_ONLY_STATUS
+        if rule is not None:  # the rules section a refused move rests on: a details line
+            extra["rule"] = rule
         self.extra = {k: bounded(v) if isinstance(v, str) else v for k, v in extra.items()}
 
     def to_json(self) -> dict[str, Any]:
         """The ``error`` object of the protocol."""
         return {"code": self.code.value, "message": self.message, **self.extra}
+
+
+def rule_of(exc: ValueError) -> str | None:
+    """The rules section the rules' refusal ``exc`` rests on (e.g. ``"A3"``), or None."""
+    rule = getattr(exc, "rule", None)
+    return rule if isinstance(rule, str) else None
 
 
 def not_found(game_id: str) -> AppError:

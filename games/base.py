@@ -300,7 +300,7 @@ class Rules(ABC, Generic[S, M]):
             else:
                 following.add(tokens[n])
         if prefix and move_text is None and not following:
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+            raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
         # a plain prompt and no ``changes``: a game overrides ``steps`` to say more
         prompt = "Choose your move" if following else ""
         if move_text is not None:
@@ -316,7 +316,7 @@ class Rules(ABC, Generic[S, M]):
         cheaper draw that is not uniform over all moves (their docstrings say how)."""
         moves = list(self.legal_moves(state))
         if not moves:
-            raise IllegalMoveError("the game is over: there is no move to choose")
+            raise IllegalMoveError("The game is over")
         return rng.choice(moves)
 
     def key(self, state: S) -> Hashable:
@@ -334,7 +334,7 @@ class Rules(ABC, Generic[S, M]):
     def check_over(self, state: S) -> None:
         """Raise IllegalMoveError if the game is over (a helper for ``apply``/``parse_move``)."""
         if self.to_move(state) is None:
-            raise IllegalMoveError("the game is over: no move can be played")
+            raise IllegalMoveError("The game is over")
 
 
 def play_prompt(move: str, more: bool = False) -> str:

@@ -61,7 +61,7 @@ from typing import Any, ClassVar, Literal
 
 from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
-from .errors import IllegalMoveError, InvalidMoveError
+from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
 from .seats import EXXIT_COLOURS, Colour, other, seat_colours, seat_of
 from .view import CellView, View, make_view
@@ -252,18 +252,16 @@ class Rules(BaseRules[State, Move]):
         move = _parse(text)
         self.check_over(state)
         if move not in _legal(state):
-            raise IllegalMoveError(f"{text!r} is not legal here: {_why_illegal(state, move)}")
+            raise IllegalMoveError(*_why_illegal(state, move))
         return move
 
     def apply(self, state: State, move: Move) -> State:
         """The state after ``move``; IllegalMoveError if it is not legal."""
         self.check_over(state)
         if not isinstance(move, Move):
-            raise IllegalMoveError(f"{move!r} is not an Exxit move")
+            raise IllegalMoveError("That is not an Exxit move")
         if move not in _legal(state):
-            raise IllegalMoveError(
-                f"{move.text()!r} is not legal here: {_why_illegal(state, move)}"
-            )
+            raise IllegalMoveError(*_why_illegal(state, move))
         return _play(state, move)
 
     def outcome(self, state: State) -> Outcome | None:
@@ -501,23 +499,31 @@ def _touching(tiles: dict[Hex, Colour], cell: Hex) -> int:
     return sum(1 for n in neighbours(cell) if n in tiles)
 
 
-def _why_illegal(state: State, move: Move) -> str:
-    """A short reason for the error message of a refused move."""
+_NOUN = {"place": "placement", "liberate": "liberation"}
+
+
+def _why_illegal(state: State, move: Move) -> tuple[str, str]:
+    """Why a move is refused, in plain words, and the section of the rules it breaks."""
     legal = _legal(state)
     kinds = {m.kind for m in legal}
     if move.kind not in kinds:
         if move.kind == "pass":
-            return "passing is allowed only when no other move exists"
+            return "You can pass only when no other move exists", "4"
         if "dance" in kinds:
-            return "a dance is possible, and dancing is compulsory"
+            return "You must dance: a dance is possible", "4"
         if kinds == {"pass"}:
-            return "no move is possible: the only move is 'pass'"
-        return f"no {move.kind} is possible now"
+            return "No move is possible: pass", "4"
+        return (
+            f"{move.text()} cannot be played: no {_NOUN.get(move.kind, move.kind)} is possible",
+            "4",
+        )
     if move.kind == "dance":
-        return "no such dance (or an off-field dance has priority)"
+        if any((s, t) == (move.cell, move.target) for s, _, t, _ in _dances(state)):
+            return "A dance that puts pawns off the field comes first", "9.2"
+        return f"{move.text()} is not a legal dance here", "5"
     if move.kind == "place":
-        return "a pawn goes on a tile without pawns, from a reserve that is not empty"
-    return "a liberation needs a prisoner stack touching at least two tiles"
+        return f"No pawn can go on {move.text()}: it needs a tile without pawns", "4"
+    return f"{move.text()[1:]} holds no prisoners touching two tiles", "6"
 
 
 # --- applying a move -----------------------------------------------------------------------------
@@ -617,7 +623,7 @@ def _with_history(state: State, history: tuple[tuple[Any, ...], ...]) -> State:
 def _parse(text: str) -> Move:
     """The move written ``text`` (§10), not yet checked for legality."""
     if not isinstance(text, str):
-        raise InvalidMoveError(f"a move must be text, not {text!r}")
+        raise InvalidMoveError("A move must be text, like 1,-1>0,-1")
     if text.strip().lower() == "pass":
         return PASS
     if m := _PLACE.fullmatch(text):
@@ -627,10 +633,16 @@ def _parse(text: str) -> Move:
     if m := _DANCE.fullmatch(text):
         source, target = (int(m[1]), int(m[2])), (int(m[3]), int(m[4]))
         if direction_between(source, target) is None:
-            raise InvalidMoveError(f"{text!r}: a dance goes along a straight line to its target")
+            raise InvalidMoveError(
+                f"A dance goes in a straight line: {m[1]},{m[2]} to {m[3]},{m[4]} is not one",
+                rule="5",
+            )
         return Move(kind="dance", cell=source, target=target)
+    t = text.strip()
     raise InvalidMoveError(
-        f"{text!r} is not an Exxit move (a cell 'q,r', a dance 'q,r>q,r', '+q,r' or 'pass')"
+        f"{typed(t)} is not a move: type one like 0,0 or 1,-1>0,-1"
+        if t
+        else "Type a move like 1,-1>0,-1"
     )
 
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 from functools import cache
 
-from .errors import InvalidMoveError
+from .errors import InvalidMoveError, typed
 
 Hex = tuple[int, int]
 
@@ -234,7 +234,7 @@ class HexBoard:
         >>> hex_board(4).parse("z9")
         Traceback (most recent call last):
         ...
-        games.errors.InvalidMoveError: 'z9' is not a cell of a side-4 board
+        games.errors.InvalidMoveError: z9 is not a cell of this board
         """
         return self.cells[self.parse_index(text)]
 
@@ -242,8 +242,10 @@ class HexBoard:
         """The index of the cell named ``text`` (see :meth:`parse`)."""
         i = self.by_name.get(text)
         if i is None:
-            what = "cell name" if not _NAME.fullmatch(text) else f"cell of a side-{self.n} board"
-            raise InvalidMoveError(f"{text!r} is not a {what}")
+            what = "a cell name" if not _NAME.fullmatch(text) else "a cell of this board"
+            raise InvalidMoveError(
+                f"{typed(text)} is not {what}" if text else "A cell name is missing"
+            )
         return i
 
     def neighbours_of(self, c: Hex) -> list[Hex]:

@@ -98,7 +98,7 @@ def choice_steps(prefix: Sequence[str]) -> Steps:
         return Steps(prefix, CHOICES, None, prompt=CHOICE_PROMPT)
     if len(prefix) == 1 and prefix[0] in CHOICES:
         return Steps(prefix, (), prefix[0], prompt=f"Take {prefix[0]}")
-    raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+    raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
 
 
 def view_colours(black_seat: int) -> tuple[str | None, str | None]:

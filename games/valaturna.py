@@ -56,7 +56,7 @@ from typing import Any, ClassVar
 
 from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
-from .errors import IllegalMoveError, InvalidMoveError
+from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import HexBoard, hex_board
 from .pie import (
     CHOOSE,
@@ -184,18 +184,20 @@ class Rules(BaseRules[State, Move]):
     def parse_move(self, state: State, text: str) -> Move:
         """The move ``text`` names in ``state`` (any form of spec §9)."""
         if not isinstance(text, str):
-            raise InvalidMoveError(f"a move must be text, not {text!r}")
+            raise InvalidMoveError("A move must be text, like e5 or pass")
         t = text.strip().lower()
         move, annotation = self._read(text, t)
         self.check_over(state)
         refusal = self._refusal(state, move)
         if refusal is not None:
-            raise IllegalMoveError(f"{text!r}: {refusal}")
+            raise refusal
         if annotation is not None:
             captured = set(self._captures(state.stacks, move.points[0], state.colour))
             if annotation != captured:
                 expected = ", ".join(self.board.names[i] for i in sorted(captured)) or "nothing"
-                raise IllegalMoveError(f"{text!r}: this placement captures {expected}")
+                raise IllegalMoveError(
+                    f"{self.board.names[move.points[0]]} captures {expected}", rule="9"
+                )
         return move
 
     def apply(self, state: State, move: Move) -> State:
@@ -203,7 +205,7 @@ class Rules(BaseRules[State, Move]):
         self.check_over(state)
         refusal = self._refusal(state, move)
         if refusal is not None:
-            raise IllegalMoveError(f"{self._describe(state, move)}: {refusal}")
+            raise refusal
         ply = state.ply + 1
         names = self.board.names
         if move.kind == SETUP:
@@ -402,7 +404,7 @@ class Rules(BaseRules[State, Move]):
                 )
         elif not prefix:
             return Steps(prefix, (), None)
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
 
     def _placement_changes(self, state: State, p: int) -> dict[str, list[str]]:
         """The stacks a placement at ``p`` changes, as they will be: the new stack, and each
@@ -490,53 +492,56 @@ class Rules(BaseRules[State, Move]):
             return Move(kind=SETUP, points=points), None
         m = _PLACE_TEXT.fullmatch(t)
         if not m:
-            raise InvalidMoveError(f"{text!r} is not a Valaturna move")
+            raise InvalidMoveError(
+                f"{typed(t)} is not a move: type one like e5 or pass"
+                if t
+                else "Type a move like e5 or pass"
+            )
         point = board.parse_index(m[1])
         if m[2] is None:
             return self._places[point], None
         names = [n.strip() for n in m[2].split(",")]
         if names == [""] or "" in names:
-            raise InvalidMoveError(f"{text!r}: a capture annotation lists one or more points")
+            raise InvalidMoveError("List the captured stacks, like e5x(d4,e4)", rule="9")
         annotation: set[int] = set()
         for name in names:
             i = board.parse_index(name)
             if i in annotation:
-                raise InvalidMoveError(f"{text!r}: the annotation names {name} twice")
+                raise InvalidMoveError(f"The captures name {name} twice", rule="9")
             annotation.add(i)
         return self._places[point], annotation
 
-    def _describe(self, state: State, move: Move) -> str:
-        """The quoted canonical text of ``move``, or its repr if it names no point of the board."""
-        try:
-            return repr(self.format_move(state, move))
-        except (IndexError, KeyError, TypeError):
-            return repr(move)
-
-    def _refusal(self, state: State, move: Move) -> str | None:
+    def _refusal(self, state: State, move: Move) -> IllegalMoveError | None:
         """Why ``move`` is illegal in ``state`` (a game not over), or None if it is legal."""
         phase, kind = state.phase, move.kind
         n = len(self.board)
         if phase == SETUP:
             if kind != SETUP:
-                return "Seat 1 must first place a black and a white stack"
+                return IllegalMoveError(
+                    "First place a black and a white stack, like e3/e7", rule="5"
+                )
             if len(move.points) != 2 or not all(0 <= p < n for p in move.points):
-                return "a setup names two points of the board"
+                return IllegalMoveError("The first move names two points, like e3/e7", rule="5")
             if move.points[0] == move.points[1]:
-                return "the two stacks need two distinct points"
+                return IllegalMoveError("The two stacks need two different points", rule="5")
         elif phase == CHOOSE:
             if kind != CHOOSE or move.colour not in (BLACK, WHITE):
-                return "Seat 2 must choose 'black' or 'white'"
+                return IllegalMoveError("Choose black or white now", rule="5")
         elif kind == PLACE:
             if len(move.points) != 1 or not 0 <= move.points[0] < n:
-                return "a placement names one point of the board"
+                return IllegalMoveError("A placement names one point of the board", rule="4")
             p = move.points[0]
             if state.stacks[p]:
-                return f"{self.board.names[p]} is occupied"
+                return IllegalMoveError(f"{self.board.names[p]} is occupied", rule="4")
             if not self._sees(state.stacks, p, state.colour):
                 colour = COLOURS[state.colour]
-                return f"{self.board.names[p]} sees no {colour} stack along a line of empty points"
+                return IllegalMoveError(
+                    f"{self.board.names[p]} sees no {colour} stack along an empty line", rule="7.3"
+                )
         elif kind != PASS:
-            return "the pie is over: place a stack or pass"
+            return IllegalMoveError(
+                "The colours are already chosen: place a stack or pass", rule="5"
+            )
         return None
 
 

@@ -170,6 +170,9 @@ class ErrorMsg(Out):
     field: str | None = None
     version: int | None = None
     ply: int | None = None
+    rule: str | None = Field(
+        None, description="the rules section a move's refusal rests on, e.g. A3 (no brackets)"
+    )
 
 
 class PongMsg(Out):

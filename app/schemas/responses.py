@@ -39,6 +39,9 @@ class ErrorBody(Out):
     field: str | None = Field(None, description="the bad field or parameter, when one is at fault")
     version: int | None = Field(None, description="the game's current version (stale_version, ...)")
     ply: int | None = Field(None, description="the first bad ply of a record, or null")
+    rule: str | None = Field(
+        None, description="the rules section a move's refusal rests on, e.g. A3 (no brackets)"
+    )
 
 
 class ErrorOut(Out):

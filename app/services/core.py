@@ -83,7 +83,7 @@ def stale(current: int, based_on: int | None) -> AppError:
     """The refusal of a message based on an old version (or losing a race)."""
     said = "" if based_on is None else f", not {based_on}"
     return AppError(
-        ErrorCode.STALE_VERSION, f"the game is at version {current}{said}", version=current
+        ErrorCode.STALE_VERSION, f"The game is at version {current}{said}", version=current
     )
 
 

@@ -168,7 +168,7 @@ class LifecycleService:
             if game.player1_id is not None and game.player2_id is not None:
                 raise full
             if game.status != "waiting":
-                raise AppError(ErrorCode.GAME_OVER, "this game is over")
+                raise AppError(ErrorCode.GAME_OVER, "This game is over")
             seat = 1 if game.player1_id is None else 2
             now = core.clock.now()
             values: dict[str, Any] = {

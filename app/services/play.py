@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.domain.clock import idle_cutoff
 from app.domain.results import abandonment, resignation
-from app.errors import AppError, ErrorCode, not_found
+from app.errors import AppError, ErrorCode, not_found, rule_of
 from app.models import Game
 from app.repository import reads
 from app.runtime.rules import IllegalMoveError, InvalidMoveError
@@ -57,17 +57,15 @@ class PlayService:
             if version != game.version:
                 raise stale(game.version, version)
             if game.to_move != seat:
-                raise AppError(
-                    ErrorCode.NOT_YOUR_TURN, f"it is seat {game.to_move}'s turn, not yours"
-                )
+                raise AppError(ErrorCode.NOT_YOUR_TURN, not_your_turn(game))
             position = await core.position(session, game)
             rules = position.rules
             try:
                 canonical, new_state = await core.rules.check_move(rules, position.state, text)
             except InvalidMoveError as exc:
-                raise AppError(ErrorCode.INVALID_MOVE, str(exc)) from exc
+                raise AppError(ErrorCode.INVALID_MOVE, str(exc), rule=rule_of(exc)) from exc
             except IllegalMoveError as exc:
-                raise AppError(ErrorCode.ILLEGAL_MOVE, str(exc)) from exc
+                raise AppError(ErrorCode.ILLEGAL_MOVE, str(exc), rule=rule_of(exc)) from exc
             ply = game.ply_count + 1
             move: tuple[str, Json] = ("move", {"ply": ply, "move": canonical, "seat": seat})
             values: dict[str, Any] = {
@@ -159,11 +157,11 @@ class PlayService:
         if seat is None and not game.public:  # a private game's existence is secret (issue 14)
             raise not_found(game.id)
         if seat is None:
-            raise AppError(ErrorCode.NOT_A_PLAYER, "spectators cannot play or resign in this game")
+            raise AppError(ErrorCode.NOT_A_PLAYER, "Spectators cannot play or resign in this game")
         if game.status == "waiting":
-            raise AppError(ErrorCode.NOT_STARTED, "the game waits for its second player")
+            raise AppError(ErrorCode.NOT_STARTED, "The game is waiting for its second player")
         if game.status != "active":
-            raise AppError(ErrorCode.GAME_OVER, "this game is over")
+            raise AppError(ErrorCode.GAME_OVER, "This game is over")
         return seat
 
     async def _duplicate(
@@ -227,3 +225,9 @@ class PlayService:
         if duplicate is None:
             raise refusal
         return duplicate
+
+
+def not_your_turn(game: Game) -> str:
+    """The refusal of a move out of turn, naming the player to move ("It is Bob's turn")."""
+    name = game.player1_name if game.to_move == 1 else game.player2_name
+    return f"It is {name}'s turn" if name else "It is your opponent's turn"

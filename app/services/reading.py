@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.domain.clock import idle_cutoff
-from app.errors import AppError, ErrorCode
+from app.errors import AppError, ErrorCode, rule_of
 from app.models import Game
 from app.repository import reads
 from app.runtime.hub import game_channel
@@ -39,7 +39,7 @@ class ReadingService:
         try:
             steps = await core.rules.steps(position.rules, position.state, prefix)
         except ValueError as exc:
-            raise AppError(ErrorCode.ILLEGAL_STEPS, str(exc)) from exc
+            raise AppError(ErrorCode.ILLEGAL_STEPS, str(exc), rule=rule_of(exc)) from exc
         return {"version": game.version, **steps.to_json()}
 
     async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:

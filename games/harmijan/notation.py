@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ..base import parse_word
-from ..errors import IllegalMoveError, InvalidMoveError
+from ..errors import IllegalMoveError, InvalidMoveError, typed
 from ..hexgrid import HexBoard
 from ..pie import CHOICES, PLAY
 from ..seats import other
@@ -39,12 +39,13 @@ def read_move(board: HexBoard, state: State, text: str) -> Move:
             # §9: "-" onto an enemy stone, or "x" onto an empty cell, is refused
             bite = bool(state.stones[other(state.colour)] >> x & 1)
             if bite != (m[2] == "x"):
-                what = "an enemy stone: write x" if bite else "no enemy stone: write -"
-                raise IllegalMoveError(f"{text!r}: {m[3]} holds {what}")
+                how = f"{m[1]}x{m[3]}: it bites" if bite else f"{m[1]}-{m[3]}: it is empty"
+                raise IllegalMoveError(f"Write {how}", rule="9")
         return Turn(source=s, target=x, place=y)
     raise InvalidMoveError(
-        f"{text!r} is not a Harmijan move (forms: f5,f6/c3,c4, black, white, "
-        "g3-g4@j4, g3xg6@g1, pass)"
+        f"{typed(t)} is not a move: type one like g3-g4@j4 or pass"
+        if t
+        else "Type a move like g3-g4@j4"
     )
 
 

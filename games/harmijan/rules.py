@@ -242,37 +242,38 @@ class Rules(BaseRules[State, Move]):
 
     def _check(self, state: State, move: Move, text: str | None) -> None:
         """IllegalMoveError unless ``move`` is legal in ``state``."""
-        what = repr(text) if text is not None else repr(move)
         phase = state.phase
         if isinstance(move, Setup):
             if phase != SETUP:
-                raise IllegalMoveError(f"{what}: the setup is over")
+                raise IllegalMoveError("The pairs are already placed", rule="5")
             cells = {*move.black, *move.white}
             if len(cells) != 4 or not all(0 <= i < len(self.board) for i in cells):
-                raise IllegalMoveError(f"{what}: the setup needs four distinct cells")  # [H15]
+                raise IllegalMoveError("The two pairs need four different cells", rule="H15")
             for a, b in (move.black, move.white):
                 if b not in self.board.adjacent[a]:
-                    raise IllegalMoveError(f"{what}: the stones of a pair must be adjacent")
+                    raise IllegalMoveError("The two stones of a pair must touch", rule="5")
             return
         if phase == SETUP:
-            raise IllegalMoveError(f"{what}: seat 1 must first place the two pairs")
+            raise IllegalMoveError(
+                "First place a black and a white pair, like f5,f6/c3,c4", rule="5"
+            )
         if move in CHOICES:
             if phase != CHOOSE:
-                raise IllegalMoveError(f"{what}: the colours are already chosen")
+                raise IllegalMoveError("The colours are already chosen", rule="5")
             return
         if phase == CHOOSE:
-            raise IllegalMoveError(f"{what}: seat 2 must first choose black or white")
+            raise IllegalMoveError("Choose black or white now", rule="5")
         if move == PASS:
             if not state.must_pass:
-                raise IllegalMoveError(f"{what}: passing is allowed only without a turn")  # [H9]
+                raise IllegalMoveError("You can pass only when you have no move", rule="H9")
             return
         if not isinstance(move, Turn):
-            raise IllegalMoveError(f"{what} is not a move")
+            raise IllegalMoveError("That is not a Harmijan move")
         if state.must_pass:
-            raise IllegalMoveError(f"{what}: {COLOURS[state.colour]} has no turn and must pass")
-        reason = turn_fault(self._geo, *own_enemy(state), *move)
-        if reason:
-            raise IllegalMoveError(f"{what}: {reason}")
+            raise IllegalMoveError("You have no move: pass", rule="H9")
+        fault = turn_fault(self._geo, *own_enemy(state), *move)
+        if fault:
+            raise IllegalMoveError(*fault)
 
     def _next_turn(
         self,

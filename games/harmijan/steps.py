@@ -154,4 +154,4 @@ _TURN_PROMPTS = (
 
 def _nowhere(prefix: Sequence[str]) -> str:
     """The message for clicks that no legal move continues."""
-    return f"no legal move starts with {' '.join(prefix)!r}"
+    return f"No legal move starts with {' '.join(prefix)}"

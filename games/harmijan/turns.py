@@ -180,20 +180,22 @@ def turn_table(geo: Bitboard, own: int, enemy: int) -> dict[int, dict[int, int]]
     return table
 
 
-def turn_fault(geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int) -> str | None:
-    """Why the turn (s, x, y) is illegal, or None if it is legal."""
+def turn_fault(
+    geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int
+) -> tuple[str, str] | None:
+    """Why the turn (s, x, y) is illegal and the rule it breaks, or None if it is legal."""
     names = geo.board.names
     cells = len(names)
     if not all(0 <= i < cells for i in (s, x, y)):
-        return "a cell is off the board"
+        return "A cell of that move is off the board", "4"
     if not own >> s & 1:
-        return f"{names[s]} holds no stone of the player to move"
+        return f"{names[s]} holds none of your stones", "4"
     slides = _Slides(geo, own, enemy)
     if not slides.movable() >> s & 1:
-        return f"the stone on {names[s]} is a single-stone creature and cannot move"  # [H4]
+        return f"The stone on {names[s]} stands alone and cannot move", "H4"
     without = slides.without(s)
     if not without.targets() >> x & 1:
-        return f"the stone on {names[s]} cannot slide to {names[x]}"
+        return f"The stone on {names[s]} cannot slide to {names[x]}", "4"
     if not without.places(x) >> y & 1:
-        return f"after {names[s]} to {names[x]} no stone may be placed on {names[y]}"
+        return f"After {names[s]} to {names[x]}, no stone may be placed on {names[y]}", "4"
     return None

@@ -16,10 +16,10 @@ def normalise(text: object) -> str:
     """The text as read: stripped, lower case [cell names are case-insensitive]; InvalidMoveError
     if it is no text or empty."""
     if not isinstance(text, str):
-        raise InvalidMoveError(f"a move is text, not {text!r}")
+        raise InvalidMoveError("A move must be text, like e5 or c4-g2")
     t = text.strip().lower()
     if not t:
-        raise InvalidMoveError("an empty text is not a move")
+        raise InvalidMoveError("Type a move like e5 or c4-g2")
     return t
 
 

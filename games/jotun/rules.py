@@ -223,7 +223,9 @@ class Rules(BaseRules[State, Move]):
         choice = parse_choice(t)
         if choice is not None:
             if state.phase != CHOOSE or state.ending is not None:
-                raise IllegalMoveError(f"{t!r}: a colour is chosen only at ply 2")
+                raise IllegalMoveError(
+                    f"{t.capitalize()} can be chosen only on the second turn", rule="A31"
+                )
             return Move(kind="choose", word=format_choice(choice))
         cells = waypoints(self.geo, t)
         self.check_over(state)
@@ -231,28 +233,36 @@ class Rules(BaseRules[State, Move]):
         if len(cells) == 1:
             c = cells[0]
             if state.phase == CHOOSE:
-                raise IllegalMoveError(f"{t!r}: seat 2 must now choose black or white")
+                raise IllegalMoveError("Choose black or white now", rule="A31")
             if state.phase == PLAY and not can_place(self.geo, state.board, state.colour, c):
-                why = "occupied" if state.board[c] else "next to more friendly than enemy stacks"
-                raise IllegalMoveError(f"{t!r}: no placement there ({why}) [A3]")
+                why = (
+                    "is occupied"
+                    if state.board[c]
+                    else "touches more of your stacks than enemy ones"
+                )
+                raise IllegalMoveError(f"{names[c]} {why}", rule="A3")
             return Move(kind="place", cells=(c,))
         if state.phase != PLAY:
-            raise IllegalMoveError(f"{t!r}: no stack moves before the colours are chosen")
+            raise IllegalMoveError("No stack moves before the colours are chosen", rule="A31")
         o = cells[0]
         code = state.board[o]
         if not code or code & 1 != state.colour:
-            raise IllegalMoveError(f"{t!r}: {names[o]} holds no {COLOURS[state.colour]} stack")
+            raise IllegalMoveError(f"{names[o]} holds no {COLOURS[state.colour]} stack", rule="4.2")
         try:
             walk = self._search(state.board, o).follow(cells)
         except IllegalMoveError as exc:
             if len(cells) != 2:
-                raise IllegalMoveError(f"{t!r}: {exc}") from None
+                raise exc from None
             # §9 rule 2: o-d names the result when every path from o to d gives the same one
             at = self._origin_moves(state, o).by_destination.get(cells[1], ())
             if len(at) == 1:
                 return at[0]
-            reason = "no legal path reaches it" if not at else "several results reach it"
-            raise IllegalMoveError(f"{t!r}: {reason}; name the waypoints") from None
+            if not at:
+                raise IllegalMoveError(f"The stack cannot reach {names[cells[1]]}") from None
+            raise IllegalMoveError(
+                f"Several paths reach {names[cells[1]]}: name the cells where it turns",
+                rule="A27",
+            ) from None
         return Move(
             kind="move",
             cells=(o, walk.destination),
@@ -264,14 +274,17 @@ class Rules(BaseRules[State, Move]):
     def apply(self, state: State, move: Move) -> State:
         """The state after ``move``; follows only the move's own path."""
         if not isinstance(move, Move):
-            raise IllegalMoveError(f"{move!r} is not a Jotun move")
+            raise IllegalMoveError("That is not a Jotun move")
         self.check_over(state)
         names = self.geo.grid.names
         if move.kind == "choose":
             # only the canonical words: a Move is built by parse_move or legal_moves
             choice = parse_choice(move.word) if move.word in CHOICES else None
             if state.phase != CHOOSE or choice is None:
-                raise IllegalMoveError(f"{move.word!r} cannot be played now")
+                raise IllegalMoveError(
+                    f"{str(move.word).capitalize()} can be chosen only on the second turn",
+                    rule="A31",
+                )
             # [A31] White moves at ply 3, whichever seat holds it
             return replace(
                 state,
@@ -298,20 +311,22 @@ class Rules(BaseRules[State, Move]):
                     last_cells=(c,),
                 )
             if state.phase != PLAY or not can_place(self.geo, state.board, state.colour, c):
-                raise IllegalMoveError(f"{names[c]!r}: no placement there [A3]")
+                raise IllegalMoveError(f"{names[c]} is not a legal placement", rule="A3")
             board[c] = H | 2 | state.colour
             return self._after(state, tuple(board), names[c], (c,))
         if move.kind != "move" or state.phase != PLAY:
-            raise IllegalMoveError(f"{move!r} cannot be played now")
+            raise IllegalMoveError("That move cannot be played now", rule="A31")
         o = move.cells[0]
         code = state.board[o]
         if not code or code & 1 != state.colour:
-            raise IllegalMoveError(f"{names[o]} holds no {COLOURS[state.colour]} stack")
+            raise IllegalMoveError(f"{names[o]} holds no {COLOURS[state.colour]} stack", rule="4.2")
         walk = self._search(state.board, o).follow(move.path)
         if move.result is not None and (
             walk.result != move.result or walk.destination != move.cells[1]
         ):
-            raise IllegalMoveError(f"{way_text(names, move.path)} does not give that position")
+            raise IllegalMoveError(
+                f"{way_text(names, move.path)} does not give that position", rule="A27"
+            )
         text = move.text or way_text(names, move.path)
         return self._after(state, walk.board, text, walk.cells)
 
@@ -358,7 +373,7 @@ class Rules(BaseRules[State, Move]):
     def random_move(self, state: State, rng: random.Random) -> Move:
         """A random action: a placement or an origin uniformly, then one of its moves uniformly."""
         if state.ending is not None:
-            raise IllegalMoveError("the game is over: there is no move to choose")
+            raise IllegalMoveError("The game is over")
         if state.phase != PLAY:
             return rng.choice(list(self.legal_moves(state)))
         places = placements(self.geo, state.board, state.colour)
@@ -371,7 +386,7 @@ class Rules(BaseRules[State, Move]):
             moves = self._random_origin_moves(state, o)
             if moves:
                 return rng.choice(moves)
-        raise IllegalMoveError("no legal move (the game should have ended)")
+        raise IllegalMoveError("No legal move (the game should have ended)")
 
     def _random_origin_moves(self, state: State, o: int) -> Sequence[Move]:
         search = self._search(state.board, o)

@@ -451,13 +451,15 @@ class Search:
         geo, names = self.geo, self.geo.grid.names
         cells, step = geo.grid.cells, geo.step
         if len(way) < 2 or len(set(way)) != len(way):
-            raise IllegalMoveError("a path has distinct waypoints, at least an origin and an end")
+            raise IllegalMoveError(
+                "A move names distinct cells: its start, then where it goes", rule="4.2"
+            )
         o = self.o
         jb, touch, rel, vis = self.start, self.touch0, 0, 1 << o
         p = o
         d = direction_between(cells[o], cells[way[1]])
         if d is None:
-            raise IllegalMoveError(f"{names[way[1]]} is not in a straight line from {names[o]}")
+            raise IllegalMoveError(f"{names[way[1]]} is not in line with {names[o]}", rule="4.2")
         seg = 1
         remaining = distance(cells[o], cells[way[1]])
         entered = [o]
@@ -465,13 +467,13 @@ class Search:
         while True:
             if nxt is None:
                 raise IllegalMoveError(
-                    f"the stack cannot go on from {names[p]} toward {names[way[seg]]}"
+                    f"The stack cannot go on from {names[p]} toward {names[way[seg]]}", rule="4.3"
                 )
             q, jumped, jb, newf, touch, rel, vis = nxt
             stopped = jb.stopped
             remaining -= distance(cells[p], cells[q])
             if remaining < 0:
-                raise IllegalMoveError(f"the path passes {names[way[seg]]} without stopping there")
+                raise IllegalMoveError(f"The stack slides past {names[way[seg]]}", rule="A7")
             p = q
             entered.append(p)
             slide = None  # [A7] the next cell of a forced slide
@@ -480,7 +482,7 @@ class Search:
             if remaining > 0:
                 if stopped:
                     raise IllegalMoveError(
-                        f"the move stops at {names[p]}: the mover changed colour"
+                        f"The move stops at {names[p]}: the stack changed colour", rule="A24"
                     )
                 if slide is not None:
                     nxt = slide
@@ -493,10 +495,12 @@ class Search:
                     nxt = self.enter(step[p][d], 0, jb, touch, rel, vis)
                 continue
             if slide is not None:
-                raise IllegalMoveError(f"{names[p]} is in the middle of a forced slide [A7]")
+                raise IllegalMoveError(
+                    f"The stack cannot stop on {names[p]}: it slides on", rule="A7"
+                )
             if seg == len(way) - 1:
                 if not self.end_ok(p):
-                    raise IllegalMoveError(f"a move may not end on {names[p]} (neither C1 nor C2)")
+                    raise IllegalMoveError(f"The stack may not end on {names[p]}", rule="A6")
                 board = list(jb.board)
                 board[p] = jb.mover
                 return Walk(
@@ -507,22 +511,26 @@ class Search:
                     result=self.result(jb.mover, jb.board),
                 )
             if stopped:
-                raise IllegalMoveError(f"the move stops at {names[p]}: the mover changed colour")
+                raise IllegalMoveError(
+                    f"The move stops at {names[p]}: the stack changed colour", rule="A24"
+                )
             d2 = direction_between(cells[p], cells[way[seg + 1]])
             if d2 is None or d2 == d or d2 == (d + 3) % 6:
                 raise IllegalMoveError(
-                    f"{names[way[seg + 1]]} is not in a new straight direction from {names[p]}"
+                    f"{names[way[seg + 1]]} is not in a new line from {names[p]}", rule="4.2"
                 )
             low = self._friend_min(jb, p)
             if not low:
-                raise IllegalMoveError(f"no turn at {names[p]}: no friendly neighbour [A12]")
+                raise IllegalMoveError(
+                    f"The stack cannot turn at {names[p]}: no stack of yours touches it", rule="A12"
+                )
             nxt = self.next_cell(p, d2, jb, touch, rel, vis)
             if nxt is not None:
                 f = self._friend_min(jb, nxt.cell)
                 if not f or f > low:
                     raise IllegalMoveError(
-                        f"no turn at {names[p]} toward {names[way[seg + 1]]}: the next cell "
-                        "needs a friendly neighbour no higher than the lowest one here [A12]"
+                        f"The stack cannot turn at {names[p]} toward {names[way[seg + 1]]}",
+                        rule="A12",
                     )
             d = d2
             seg += 1

@@ -62,7 +62,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
     by_name = geo.grid.by_name
     if state.ending is not None:
         if prefix:
-            raise IllegalMoveError("the game is over: no move can be played")
+            raise IllegalMoveError("The game is over")
         return Steps(prefix, (), None)
     if state.phase == CHOOSE:
         return choice_steps(prefix)
@@ -72,7 +72,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
         if len(prefix) == 1 and prefix[0] in by_name:
             changes = {prefix[0]: colours_of(_piece(state.colour))}
             return Steps(prefix, (), prefix[0], prompt=play_prompt(prefix[0]), changes=changes)
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     board, colour = state.board, state.colour
     if not prefix:
         places = placements(geo, board, colour)
@@ -82,18 +82,18 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
         return Steps(prefix, tuple(sorted(first)), None, prompt=prompt)
     c = by_name.get(prefix[0], -1)
     if c < 0:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     if not board[c]:
         if len(prefix) == 1 and can_place(geo, board, colour, c):
             changes = {names[c]: colours_of(_piece(colour))}
             return Steps(prefix, (), names[c], prompt=play_prompt(names[c]), changes=changes)
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     if board[c] & 1 != colour:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     moves = s.origin_moves(board, c)
     if len(prefix) == 1:
         if not moves.moves:
-            raise IllegalMoveError(f"{prefix[0]} has no legal move")
+            raise IllegalMoveError(f"The stack on {prefix[0]} has no legal move")
         hints = {
             names[d]: hint(s, state, at[0]) if len(at) == 1 else {"results": len(at)}
             for d, at in moves.by_destination.items()
@@ -104,7 +104,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
     d = by_name.get(prefix[1], -1)
     at = moves.by_destination.get(d, ())
     if not at:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     chosen = tuple(by_name.get(t, -1) for t in prefix[2:])
     following: dict[str, Move] = {}
     complete = None
@@ -121,7 +121,7 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
             count[token] = count.get(token, 0) + 1
             still.append(move)
     if complete is None and not following:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     hints = {
         t: hint(s, state, m) if count[t] == 1 else {"results": count[t]}
         for t, m in following.items()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..bitboard import mask
-from ..errors import InvalidMoveError
+from ..errors import InvalidMoveError, typed
 from ..pie import format_choice
 from .capture import dense_order, removal_ok
 from .geometry import Geometry
@@ -26,7 +26,11 @@ def read_move(geo: Geometry, text: str) -> Move:
     the notation's shape."""
     m = _MOVE.fullmatch(text.strip())
     if m is None:
-        raise InvalidMoveError(f"{text!r} is not a Sgolte move (e.g. 'b4', 'c6xc2,d3,e4:c2,d3,e4')")
+        raise InvalidMoveError(
+            f"{typed(t)} is not a move: type one like b4 or c6xd3:f5"
+            if (t := text.strip())
+            else "Type a move like b4"
+        )
     place = cell_name(geo, m.group(1), text)
     if m.group(2) is None:
         return Move(place=place)
@@ -38,7 +42,9 @@ def read_move(geo: Geometry, text: str) -> Move:
 def cell_name(geo: Geometry, name: str, text: str) -> str:
     """``name`` if it names a cell, else InvalidMoveError quoting the whole move text."""
     if not _CELL.fullmatch(name) or name not in geo.by_name:
-        raise InvalidMoveError(f"{text!r}: {name!r} is not a cell of a side-{geo.n} board")
+        raise InvalidMoveError(
+            f"{typed(name)} is not a cell of this board" if name else "A cell name is missing"
+        )
     return name
 
 

@@ -183,17 +183,17 @@ class Rules(BaseRules[State, Move]):
     def parse_move(self, state: State, text: str) -> Move:
         """Read any legal writing of a move (spaces around ``x``, ``:`` and commas allowed)."""
         if not isinstance(text, str):
-            raise InvalidMoveError(f"{text!r} is not a move")
+            raise InvalidMoveError("A move must be text, like b4")
         choice = parse_choice(text)
         if choice is not None:
             self.check_over(state)
             if state.phase != CHOOSE:
-                raise IllegalMoveError(f"{text!r}: a colour is chosen only after the setup stone")
+                raise IllegalMoveError("A colour is chosen only after the first stone", rule="5")
             return Move(choice=choice)
         move = read_move(self.geo, text)
         self.check_over(state)
         if state.phase == CHOOSE:
-            raise IllegalMoveError(f"{text!r}: seat 2 must answer 'black' or 'white'")
+            raise IllegalMoveError("Choose black or white now", rule="5")
         self._check(state, move, text)
         if move.capture:
             return canonical(self.geo, self.dense, state, move)
@@ -204,54 +204,58 @@ class Rules(BaseRules[State, Move]):
         geo = self.geo
         if state.phase == SETUP:
             if move.choice is not None or move.capture or move.replace:
-                raise IllegalMoveError(f"{text!r}: the setup is one black stone on an empty cell")
+                raise IllegalMoveError("The first move is one black stone, like e5", rule="5")
             return
         if move.choice is not None or move.place is None:
-            raise IllegalMoveError(f"{text!r}: it is a placement's turn, not a colour choice")
+            raise IllegalMoveError("The colours are already chosen: place a stone", rule="5")
         own, enemy = sides(state)
         p = geo.parse(move.place)
         empty = geo.all & ~own & ~enemy
         if not (empty >> p) & 1:
-            raise IllegalMoveError(f"{text!r}: {move.place} is not empty")
+            raise IllegalMoveError(f"{move.place} is occupied", rule="4")
         merging = (merging_cells(geo, own, 1 << p) >> p) & 1
         if not move.capture:
             if move.replace:
-                raise IllegalMoveError(f"{text!r}: only captured stones are re-placed")
+                raise IllegalMoveError("Only captured stones are re-placed", rule="4")
             if merging:  # [10] a merge without a capture is illegal
                 raise IllegalMoveError(
-                    f"{text!r}: {move.place} merges friendly groups, so it must split an enemy group"
+                    f"{move.place} joins your groups, so it must capture", rule="7.10"
                 )
             return
         if not merging:  # [11] a quiet placement never captures
             raise IllegalMoveError(
-                f"{text!r}: {move.place} merges no groups, so it captures nothing"
+                f"{move.place} joins no groups, so it captures nothing", rule="7.11"
             )
         cap = [geo.parse(c) for c in move.capture]
         rep = [geo.parse(c) for c in move.replace]
         if len(set(cap)) != len(cap) or len(set(rep)) != len(rep):
-            raise IllegalMoveError(f"{text!r}: a cell is named twice")
+            raise IllegalMoveError("A cell is named twice", rule="9")
         if len(cap) != len(rep):
-            raise IllegalMoveError(f"{text!r}: {len(cap)} stones captured but {len(rep)} re-placed")
+            raise IllegalMoveError(f"{len(cap)} stones captured but {len(rep)} re-placed", rule="4")
         if any(not (enemy >> c) & 1 for c in cap):
-            raise IllegalMoveError(f"{text!r}: only enemy stones can be captured")
+            raise IllegalMoveError("Only enemy stones can be captured", rule="4")
         group = geo.flood(1 << cap[0], enemy)
         cells = mask(cap)
         if cells & ~group:  # [5] the capture lies in one group
-            raise IllegalMoveError(f"{text!r}: the captured stones are not all in one enemy group")
+            raise IllegalMoveError("The captured stones must be in one enemy group", rule="7.5")
         if not self.dense and not is_line(geo, cap):  # [2] consecutive in one direction
-            raise IllegalMoveError(f"{text!r}: a capture is a straight line of consecutive stones")
+            raise IllegalMoveError(
+                "A capture is a straight line of stones side by side", rule="7.2"
+            )
         if self.dense and not geo.connected(cells):  # [14] the set is connected as a whole
-            raise IllegalMoveError(f"{text!r}: the captured stones are not connected")
+            raise IllegalMoveError("The captured stones must touch each other", rule="7.14")
         if not removal_ok(geo, group, cap):  # [3] [4] only the last removal splits
             raise IllegalMoveError(
-                f"{text!r}: in this order an earlier removal splits the group or the last does not"
+                "Only the last stone taken may split the enemy group", rule="7.3"
             )
         own2, empty2 = after_capture(geo, own, enemy, p, cells)
         for s, name in zip(rep, move.replace, strict=True):  # [7] [8] one by one, any empty cell
             if not (empty2 >> s) & 1:
-                raise IllegalMoveError(f"{text!r}: {name} is not empty when it is re-placed")
+                raise IllegalMoveError(f"{name} is occupied when it is re-placed", rule="7.8")
             if touch(geo, own2, s) > 1:  # [6] at most one friendly group at its moment
-                raise IllegalMoveError(f"{text!r}: re-placing {name} would merge friendly groups")
+                raise IllegalMoveError(
+                    f"A stone re-placed on {name} would join your groups", rule="7.6"
+                )
             own2 |= 1 << s
             empty2 &= ~(1 << s)
 
@@ -262,7 +266,7 @@ class Rules(BaseRules[State, Move]):
         ply = state.ply + 1
         if state.phase == CHOOSE:
             if move.choice not in (BLACK, WHITE):
-                raise IllegalMoveError(f"{move!r}: seat 2 must answer 'black' or 'white'")
+                raise IllegalMoveError("Choose black or white now", rule="5")
             # [13] the setup stone was Black's first move: White moves next
             return replace(
                 state,
@@ -335,7 +339,7 @@ class Rules(BaseRules[State, Move]):
                 capture=geo.names_of(cap.order),
                 replace=geo.names_of(canonical_order(geo, own2, mask(placed))),
             )
-        raise IllegalMoveError("no legal move")  # unreachable: the phase says a turn exists
+        raise IllegalMoveError("No legal move")  # unreachable: the phase says a turn exists
 
     def bench_legal(self, state: State) -> int:
         """The server's per-position work, re-placement sets decided by existence and never listed:

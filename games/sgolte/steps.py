@@ -30,7 +30,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
     geo = search.geo
     if state.phase == OVER:
         if prefix:
-            raise IllegalMoveError("the game is over: no move can be entered")
+            raise IllegalMoveError("The game is over")
         return Steps(prefix=prefix, next=(), move=None)
     if state.phase == CHOOSE:
         return choice_steps(prefix)
@@ -40,7 +40,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         if len(prefix) == 1 and prefix[0] in geo.by_name:
             changes = {prefix[0]: [COLOURS[state.colour]]}
             return Steps(prefix, (), prefix[0], prompt=play_prompt(prefix[0]), changes=changes)
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
     own, enemy = sides(state)
     empty = geo.all & ~own & ~enemy
     if not prefix:
@@ -50,7 +50,9 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
     colour = [COLOURS[state.colour]]
     if not (merging_cells(geo, own, 1 << p) >> p) & 1:
         if len(prefix) > 1:
-            raise IllegalMoveError(f"{prefix[0]} is a quiet placement: it captures nothing")
+            raise IllegalMoveError(
+                f"{prefix[0]} joins no groups, so it captures nothing", rule="7.11"
+            )
         changes = {prefix[0]: colour}
         return Steps(prefix, (), prefix[0], prompt=play_prompt(prefix[0]), changes=changes)
     walker = DenseWalk(search, own, enemy, p) if search.dense else LineWalk(search, own, enemy, p)
@@ -60,13 +62,15 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         if i == len(prefix):
             options = walker.next_stones(removed)
             if not options and not removed:
-                raise IllegalMoveError(f"{prefix[0]} merges groups but no capture is possible")
+                raise IllegalMoveError(
+                    f"{prefix[0]} joins your groups but can capture nothing", rule="7.10"
+                )
             prompt = CAPTURE_PROMPTS[search.dense][bool(removed)]
             changes = _changes(geo.names, colour, p, removed, [])
             return Steps(prefix, geo.names_of(options), None, prompt=prompt, changes=changes)
         c = _token(search, prefix, i, enemy)
         if not walker.accepts(removed, c):
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+            raise IllegalMoveError(f"No legal move starts with {' '.join(prefix[: i + 1])}")
         removed.append(c)
         i += 1
     own2, empty2 = after_capture(geo, own, enemy, p, mask(removed))
@@ -76,7 +80,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
     while True:
         if left == 0:
             if i < len(prefix):
-                raise IllegalMoveError(f"{' '.join(prefix)!r} re-places too many stones")
+                raise IllegalMoveError("That re-places too many stones", rule="4")
             move = Move(
                 place=prefix[0], capture=geo.names_of(removed), replace=geo.names_of(placed)
             )
@@ -94,7 +98,7 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         if sum(1 for a in contacts if (a >> s) & 1) > 1 or not can_replace_after(
             geo, contacts, empty2, s, left - 1
         ):
-            raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+            raise IllegalMoveError(f"No legal move starts with {' '.join(prefix[: i + 1])}")
         contacts = contacts_after(geo, contacts, empty2, s)
         own2 |= 1 << s
         empty2 &= ~(1 << s)
@@ -142,7 +146,7 @@ def _token(search: Search, prefix: tuple[str, ...], i: int, allowed: int) -> int
     """The cell of click ``i``, which must lie in ``allowed``."""
     c = search.geo.by_name.get(prefix[i])
     if c is None or not (allowed >> c) & 1:
-        raise IllegalMoveError(f"no legal move starts with {' '.join(prefix[: i + 1])!r}")
+        raise IllegalMoveError(f"No legal move starts with {' '.join(prefix[: i + 1])}")
     return c
 
 

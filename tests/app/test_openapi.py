@@ -79,6 +79,7 @@ async def test_the_document_knows_no_other_error_shape(clients: ClientFactory) -
         "field",
         "version",
         "ply",
+        "rule",
     }
     # The 503 of the health check is a HealthOut, not an error.
     health = document["paths"]["/healthz"]["get"]["responses"]

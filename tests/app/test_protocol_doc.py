@@ -193,7 +193,7 @@ def test_the_examples_use_real_versions() -> None:
     assert example("StepsAnswerMsg")["version"] == snapshot["version"]
     stale = example("ErrorMsg")
     assert stale["version"] == event["version"]
-    assert stale["message"] == f"the game is at version {event['version']}, not {sent['version']}"
+    assert stale["message"] == f"The game is at version {event['version']}, not {sent['version']}"
     # The route headings' bodies agree with their answers too.
     heading = re.search(r"`POST /api/games/\{id\}/moves` `(\{.*?\})`", TEXT)
     assert heading is not None

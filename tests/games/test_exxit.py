@@ -135,7 +135,7 @@ def priority_position(**extra: Any) -> State:
 def test_8_priority_of_off_field_dances() -> None:  # [9.2]
     state = priority_position()
     assert texts(state) == ["0,0>0,1"]
-    with pytest.raises(IllegalMoveError, match="priority"):
+    with pytest.raises(IllegalMoveError, match="off the field comes first"):
         rules.parse_move(state, "0,0>1,0")
     after = play(state, "0,0>0,1")
     assert after.stack_at == {(1, 0): (B,), (0, 1): (B, R), (0, 2): (R,)}

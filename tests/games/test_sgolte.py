@@ -60,7 +60,7 @@ def test_example_1_quiet_placements() -> None:
 def test_example_2_merge_without_split_is_illegal_and_53_turns_remain() -> None:
     r = rules()
     s = r.position(black=["c5", "c7"], white=EX1_WHITE)
-    with pytest.raises(IllegalMoveError, match="merges friendly groups"):
+    with pytest.raises(IllegalMoveError, match="joins your groups, so it must capture"):
         r.parse_move(s, "c6")
     moves = list(r.legal_moves(s))
     assert len(moves) == 53 == r.count_moves(s)
@@ -88,7 +88,7 @@ def test_example_3_merge_line_capture_and_replacement() -> None:
         "cells": ["c6", "c2", "d3", "e4"],
     }
     # [8] the set is legal, the order c2, e4, d3 is not: d3 would touch {c2} and {e4}
-    with pytest.raises(IllegalMoveError, match="re-placing d3 would merge"):
+    with pytest.raises(IllegalMoveError, match="re-placed on d3 would join"):
         r.parse_move(s, "c6xc2,d3,e4:c2,e4,d3")
     # the same set in another legal order is the same move, printed canonically
     assert r.parse_move(s, "c6xc2,d3,e4:d3,c2,e4") == move
@@ -118,9 +118,9 @@ def test_example_3_steps_follow_the_clicks() -> None:
 def test_example_4_illegal_removal_orders() -> None:
     r = rules()
     s = r.position(black=["c5", "c7"], white=EX3_WHITE)
-    with pytest.raises(IllegalMoveError, match="earlier removal splits"):
+    with pytest.raises(IllegalMoveError, match="Only the last stone taken may split"):
         r.parse_move(s, "c6xe4,d3,c2:c2,d3,e4")
-    with pytest.raises(IllegalMoveError, match="earlier removal splits"):
+    with pytest.raises(IllegalMoveError, match="Only the last stone taken may split"):
         r.parse_move(s, "c6xe3,e4,e5:a1,a3,a5")
 
 
@@ -155,7 +155,7 @@ def test_example_5_with_one_more_empty_cell_the_capture_becomes_placeable() -> N
     s = r.position(black=black, white=white)
     assert r.to_move(s) == 1
     assert [r.format_move(s, m) for m in r.legal_moves(s)] == ["a3", "b2xe8:a3"]
-    with pytest.raises(IllegalMoveError, match="re-placing e8 would merge"):
+    with pytest.raises(IllegalMoveError, match="re-placed on e8 would join"):
         r.parse_move(s, "b2xe8:e8")
     assert r.steps(s, ["b2", "e8"]).next == ("a3",)
 
@@ -179,10 +179,10 @@ def test_example_6_dense_set_capture() -> None:
     with pytest.raises(IllegalMoveError, match="straight line"):
         standard.parse_move(s_std, text)
     # section 9: removing d4 first cuts c3 off
-    with pytest.raises(IllegalMoveError, match="earlier removal splits"):
+    with pytest.raises(IllegalMoveError, match="Only the last stone taken may split"):
         dense.parse_move(s, "f2xd4,c3,e4:a1,a3,a5")
     # [14] {e2, e4} splits only at the end in that order, but is not connected
-    with pytest.raises(IllegalMoveError, match="not connected"):
+    with pytest.raises(IllegalMoveError, match="must touch each other"):
         dense.parse_move(s, "f2xe2,e4:a1,a3")
     assert dense.steps(s, ["f2", "c3"]).next == ("d4",)
     assert "e4" in dense.steps(s, ["f2", "c3", "d4"]).next
@@ -238,7 +238,7 @@ def test_decisions_6_and_7_replace_anywhere_touching_at_most_one_group() -> None
 def test_apply_refuses_a_move_value_the_notation_cannot_write() -> None:
     r = rules()
     s = r.position(black=["c5", "c7"], white=EX3_WHITE)
-    with pytest.raises(IllegalMoveError, match="only captured stones"):
+    with pytest.raises(IllegalMoveError, match="Only captured stones"):
         r.apply(s, Move(place="b4", replace=("a1",)))
     with pytest.raises(IllegalMoveError):
         r.apply(s, Move(place="c6", capture=("c2", "d3", "e4"), replace=("c2", "e4", "d3")))
@@ -247,7 +247,7 @@ def test_apply_refuses_a_move_value_the_notation_cannot_write() -> None:
 def test_decision_6_replacement_touching_two_groups_is_refused() -> None:
     r = rules()
     s = r.position(black=["a1", "a3", "i1", "i3"], white=["e4", "e5", "e6"])
-    with pytest.raises(IllegalMoveError, match="re-placing i2 would merge"):
+    with pytest.raises(IllegalMoveError, match="re-placed on i2 would join"):
         r.parse_move(s, "a2xe5:i2")
 
 

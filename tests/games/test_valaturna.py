@@ -323,7 +323,7 @@ def test_decision_14_setup_is_two_distinct_points_anywhere() -> None:
     assert sum(1 for _ in rules.legal_moves(state)) == 61 * 60
     after = rules.play(state, "a1/a2")  # adjacent, no visibility rule
     assert occupied(rules, after) == {"a1": "b", "a2": "w"}
-    with pytest.raises(IllegalMoveError, match="distinct"):
+    with pytest.raises(IllegalMoveError, match="two different points"):
         rules.play(state, "e5/e5")
     with pytest.raises(IllegalMoveError):
         rules.play(state, "e5")  # no placement before the pie
