@@ -191,7 +191,8 @@ class Rules(ABC, Generic[S, M]):
     slug: ClassVar[str]
     title: ClassVar[str]
     summary: ClassVar[str]
-    #: Example move texts in the game's notation, one of each kind, for help texts and clients.
+    #: Example move texts in the game's notation, one of each kind, for help texts and clients; the
+    #: first is the most typical move of play as typed on the site (the typed box's placeholder).
     notation: ClassVar[tuple[str, ...]] = ()
     OPTIONS: ClassVar[tuple[Option, ...]] = ()
     #: Former option names still read, old name -> current name: records and stored games written
@@ -300,7 +301,11 @@ class Rules(ABC, Generic[S, M]):
                 following.add(tokens[n])
         if prefix and move_text is None and not following:
             raise IllegalMoveError(f"no legal move starts with {' '.join(prefix)!r}")
-        return Steps(prefix, tuple(sorted(following, key=token_order)), move_text)
+        # a plain prompt and no ``changes``: a game overrides ``steps`` to say more
+        prompt = "Choose your move" if following else ""
+        if move_text is not None:
+            prompt = play_prompt(move_text, more=bool(following))
+        return Steps(prefix, tuple(sorted(following, key=token_order)), move_text, prompt=prompt)
 
     def play(self, state: S, text: str) -> S:
         """Parse ``text`` and apply it."""

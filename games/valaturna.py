@@ -124,7 +124,7 @@ class Rules(BaseRules[State, Move]):
         "Place on the points of a lattice and flip enemy stacks flanked at equal distances; "
         "the tallest stacks win."
     )
-    notation: ClassVar[tuple[str, ...]] = ("k6/f5", "white", "e5", "pass")
+    notation: ClassVar[tuple[str, ...]] = ("e5", "pass", "k6/f5", "white")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option(
             "size",

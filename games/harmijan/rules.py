@@ -42,7 +42,7 @@ class Rules(BaseRules[State, Move]):
     summary: ClassVar[str] = (
         "Move a stone, then place one in line with it; grow creatures of matching shapes."
     )
-    notation: ClassVar[tuple[str, ...]] = ("i8,j7/e5,e6", "black", "i8-i7@f7", "f7xh5@j3", "pass")
+    notation: ClassVar[tuple[str, ...]] = ("f5-e5@e7", "g3xg6@g9", "f5,f6/c3,c4", "black", "pass")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 6, (5, 6, 7), "board side: cells along each edge"),
     )

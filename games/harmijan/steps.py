@@ -140,13 +140,14 @@ def _turn_steps(
     else:
         places = bits(table[cells[0]][cells[1]])
         hints = {names[y]: {"changes": {names[y]: colour}} for y in places}
-    return Steps(prefix, tuple(hints), None, hints, _TURN_PROMPTS[len(cells)], changes)
+    prompt = _TURN_PROMPTS[len(cells)] if hints else ""
+    return Steps(prefix, tuple(hints), None, hints, prompt, changes)
 
 
 #: What each click of a turn is for: the stone to move, its destination, the new stone.
 _TURN_PROMPTS = (
     "Pick the stone to move",
-    "Pick where it moves: a straight slide",
+    "Pick where it slides to",
     "Place the new stone in line with it",
 )
 

@@ -46,7 +46,8 @@ Readings chosen where the spec is silent:
   that cell, the waypoints of the wanted path in order until no other result shares them (usually
   one click). ``Steps.hints`` previews each continuation that completes a move: ``path`` (every
   cell entered), ``waypoints``, ``cells`` and ``changes`` (the stacks it changes, bottom to top);
-  a continuation shared by several results has ``{"results": k}``.
+  a continuation shared by several results has ``{"results": k}``. ``prompt`` and ``changes`` (the
+  board as it will be) are described in ``steps``; the view gives each stack its ``strength``.
 * ``random_move`` is not uniform over moves: it picks a placement or an origin uniformly, then a
   move of that origin uniformly; an origin whose search exceeds a node budget offers only its
   straight moves (whose canonical text ``o-d`` needs no search).

@@ -28,6 +28,7 @@ from . import steps as entry
 from .notation import OriginMoves, collect, normalise, way_text, waypoints
 from .search import BoardInfo, Found, OverBudget, Search
 from .state import (
+    MASK_S,
     Ending,
     H,
     Move,
@@ -55,7 +56,7 @@ class Rules(BaseRules[State, Move]):
         "Stacks travel, jump their friends, devour weaker enemies and feed allies; "
         "hold more than half the board."
     )
-    notation: ClassVar[tuple[str, ...]] = ("h5", "white", "h5-i5", "d4-a1-d1")
+    notation: ClassVar[tuple[str, ...]] = ("e5-i5", "d4", "d4-a1-d1", "white")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 5, (4, 5, 6), "Cells per side of the hexagonal board"),
     )
@@ -421,13 +422,16 @@ class Rules(BaseRules[State, Move]):
     # -- the view ---------------------------------------------------------------------------------
 
     def view(self, state: State) -> View:
-        """Cells and stacks, turn, seat colours, ply counter and the current territory count."""
+        """Cells and stacks (each occupied cell with its ``strength`` [A2]), turn, seat colours, ply
+        counter and the current territory count."""
         grid = self.geo.grid
         board = state.board
         cells: list[CellView] = []
         for i, (q, r) in enumerate(grid.cells):
             cell: CellView = {"id": grid.names[i], "q": q, "r": r, "stack": colours_of(board[i])}
-            if not board[i] and state.phase == PLAY:
+            if board[i]:  # [A2] the pieces of the top colour: what feeding and consumption weigh
+                cell["strength"] = board[i] >> 1 & MASK_S
+            elif state.phase == PLAY:
                 black = can_place(self.geo, board, BLACK, i)
                 white = can_place(self.geo, board, WHITE, i)
                 if black != white:  # an empty cell only one colour may take: its territory

@@ -47,7 +47,7 @@ class Rules(BaseRules[State, Move]):
         "Place stones; a merge must split an enemy group and rebuild what it took. "
         "Whoever cannot place loses."
     )
-    notation: ClassVar[tuple[str, ...]] = ("b3", "white", "f6xi1:b1", "d6xg6,g7:e2,h9")
+    notation: ClassVar[tuple[str, ...]] = ("b3", "f6xi1:b1", "d6xg6,g7:e2,h9", "white")
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 6, (5, 6, 7), "Cells per side of the hexagonal board."),
         Option(

@@ -4,109 +4,186 @@
 // clicked next (`setSteps`), the board highlights them and reports a click through `onToken`.
 // Three board kinds: "hex" (pointy-top cells), "points" (a lattice of points joined by lines) and
 // "field" (Exxit's growing field of tiles, fitted to its extent, prisoners beside it).
+// With `onToken` the board is a keyboard grid: one tab stop, arrows move between cells (Left/Right
+// west/east, Up/Down to the row above/below, keeping the column), Enter or Space clicks, Escape
+// calls `onCancel`; offered cells are announced through `onAnnounce`.
 
 import { boardLabels, bounds, hexCorners, key, round, toPixel } from "./hexlayout.js";
-import { colourClass, describeStack, stackSvg } from "./stacks.js";
+import { colourClass, colourName, describeStack, stackSvg } from "./stacks.js";
 
 const SIZE = 10; // cell radius in SVG units
 const NS = "http://www.w3.org/2000/svg";
+const KEYS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+const still = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
+const has = (o, k) => !!o && Object.prototype.hasOwnProperty.call(o, k);
 
 export class Board {
   /**
    * @param {Element} el container; the SVG is created inside it
-   * @param {object} opts onToken(token), onHover(token|null, hint), labels (bool), title (string)
+   * @param {object} opts onToken(token), onHover(token|null, hint), onCancel(), onAnnounce(text),
+   *   labels (bool), title (string), maxScale (number)
    */
   constructor(el, opts = {}) {
     this.el = el;
     this.opts = { labels: true, ...opts };
+    this.live = !!this.opts.onToken;
     this.view = null;
     this.steps = null;
     this.hover = null;
+    this.flipped = false;
+    this.focusId = null;
+    this.said = "";
     this.svg = document.createElementNS(NS, "svg");
     this.svg.setAttribute("class", "board-svg");
-    this.svg.setAttribute("role", "img");
     el.appendChild(this.svg);
     this.svg.addEventListener("click", (e) => this._click(e));
     this.svg.addEventListener("mouseover", (e) => this._over(e));
     this.svg.addEventListener("mouseleave", () => this._setHover(null));
+    this.svg.addEventListener("keydown", (e) => this._key(e));
+    this.svg.addEventListener("focusin", (e) => {
+      const id = this._target(e);
+      if (id) this._focus(id, false);
+    });
+    // Small boards (the /live minis) keep the owner and height only.
+    if (window.ResizeObserver) new ResizeObserver(() => this._fit()).observe(this.svg);
   }
 
-  /** Draw a new position; clears any pending step highlights. */
+  /** Draw a new position; clears any pending step highlights; animates a new last move. */
   setView(view, steps = null) {
+    const prev = this.view;
     this.view = view;
     this.steps = steps;
     this.hover = null;
     this.render();
+    this._announce();
+    const a = prev && prev.last_move;
+    const b = view.last_move;
+    if (prev && b && prev.game === view.game && (!a || a.text !== b.text) && !still()) this._animate(prev);
   }
 
-  /** The server's answer for the clicks so far ({prefix, next, hints}), or null to disable input. */
+  /** The server's answer for the clicks so far ({prefix, next, hints, changes}), or null. */
   setSteps(steps) {
     this.steps = steps;
     this.hover = null;
     this.render();
+    this._announce();
+  }
+
+  /** Turn the board by 180 degrees; text stays upright. */
+  setFlipped(flipped) {
+    this.flipped = !!flipped;
+    this.render();
+  }
+
+  /** Pixel centre of (q, r) as drawn (turned when flipped). */
+  _xy(q, r) {
+    const [x, y] = toPixel(q, r, SIZE);
+    return this.flipped ? [-x, -y] : [x, y];
   }
 
   /** Cell positions (SVG units) by id, for overlays. */
   position(id) {
     const c = this.cells && this.cells.get(id);
-    return c ? toPixel(c.q, c.r, SIZE) : null;
+    return c ? this._xy(c.q, c.r) : null;
+  }
+
+  /** The stack drawn on a cell: the pending position's when the steps carry `changes`. */
+  _stack(c) {
+    const ch = this.steps && this.steps.changes;
+    return has(ch, c.id) ? ch[c.id] : c.stack;
+  }
+
+  _name(c, next = this._next(), prefix = new Set()) {
+    const ch = this.steps && this.steps.changes;
+    const off = this.view.board.kind === "field" && !c.tile;
+    const stack = this._stack(c);
+    let text = `${c.id}, ${off && stack.length ? "prisoners, " : ""}${describeStack(stack, has(ch, c.id) ? null : c.strength)}`;
+    if (has(ch, c.id)) text += ", pending";
+    if (c.mark && c.mark.startsWith("territory-")) text += `, ${c.mark.slice(10)} territory`;
+    else if (c.mark === "scored") text += ", scored";
+    if (prefix.has(c.id)) text += ", selected";
+    if (next.has(c.id)) text += ", you can play here";
+    return text;
+  }
+
+  _next() {
+    return new Set(this.steps ? this.steps.next : []);
   }
 
   render() {
     const v = this.view;
     if (!v) return;
     const kind = v.board.kind;
+    const hadFocus = this.svg.contains(document.activeElement);
     this.cells = new Map(v.cells.map((c) => [c.id, c]));
-    const next = new Set(this.steps ? this.steps.next : []);
+    const next = this._next();
     const prefix = new Set(this.steps ? this.steps.prefix : []);
+    const changes = (this.steps && this.steps.changes) || {};
     const last = new Set(v.last_move ? v.last_move.cells : []);
+    // The board's one tab stop: the last focused cell, else the middle one.
+    if (!this.cells.has(this.focusId)) this.focusId = v.cells.length ? v.cells[v.cells.length >> 1].id : null;
     const pts = [];
-    const out = { cells: [], marks: [], pieces: [], labels: [], hits: [], overlay: [] };
+    const out = { cells: [], marks: [], terr: [], pieces: [], coords: [], labels: [], hits: [], overlay: [] };
+    const radius = SIZE * ({ points: 0.7, field: 0.6 }[kind] || 0.74);
 
     if (kind === "points") this._drawLines(v, out);
+    let row = null;
     for (const c of v.cells) {
-      const [x, y] = toPixel(c.q, c.r, SIZE);
+      const [x, y] = this._xy(c.q, c.r);
+      const X = round(x);
+      const Y = round(y);
       pts.push([x, y]);
-      const id = esc(c.id);
       const off = kind === "field" && !c.tile;
       if (kind === "points") {
-        out.cells.push(`<circle class="point" cx="${round(x)}" cy="${round(y)}" r="${SIZE * 0.16}"/>`);
-      } else if (off) {
-        out.cells.push(`<polygon class="cell off" points="${hexCorners(x, y, SIZE * 0.93)}"/>`);
+        out.cells.push(`<circle class="point" cx="${X}" cy="${Y}" r="${SIZE * 0.16}"/>`);
       } else {
-        const tone = kind === "field" ? `tile tile-${colourClass(c.tile)}` : `tone${mod3(c.q - c.r)}`;
-        out.cells.push(`<polygon class="cell ${tone}" points="${hexCorners(x, y, SIZE * (kind === "field" ? 0.96 : 1))}"/>`);
+        const tone = off ? "off" : kind === "field" ? `tile tile-${colourClass(c.tile)}` : `tone${mod3(c.q - c.r)}`;
+        out.cells.push(`<polygon class="cell ${tone}" points="${hexCorners(x, y, SIZE * (off ? 0.93 : kind === "field" ? 0.96 : 1))}"/>`);
       }
       if (c.mark && c.mark.startsWith("territory-")) {
-        // An empty cell that counts for one colour: a small hexagon of that colour low in the cell.
-        const colour = colourClass(c.mark.slice("territory-".length));
-        out.marks.push(`<polygon class="territory pc-${colour}" points="${hexCorners(x, y + SIZE * 0.5, SIZE * 0.2)}"><title>territory of ${esc(c.mark.slice(10))}</title></polygon>`);
-      } else if (c.mark) {
+        // An empty cell that counts for one colour: a small hexagon of that colour, drawn above
+        // the last-move highlight so that neither hides the other.
+        out.terr.push(`<polygon class="territory pc-${colourClass(c.mark.slice(10))}" points="${hexCorners(x, y + SIZE * 0.56, SIZE * 0.22)}"/>`);
+      } else if (c.mark && c.mark !== "prisoner") {
         out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
       }
-      if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, kind === "field" ? "last edge" : "last"));
+      if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, kind === "field" ? "last edge" : "last", kind === "field" ? 0.98 : 0.86));
       if (prefix.has(c.id)) out.marks.push(markSvg(kind, x, y, "chosen"));
-      const radius = SIZE * ({ points: 0.7, field: 0.6 }[kind] || 0.74);
-      out.pieces.push(stackSvg(x, y, c.stack, radius));
+      const pending = has(changes, c.id);
+      const stack = pending ? changes[c.id] : c.stack;
+      if (pending) out.marks.push(markSvg(kind, x, y, "pending"));
+      if (stack.length) out.pieces.push(`<g data-at="${esc(c.id)}">${stackSvg(x, y, stack, radius, pending ? null : c.strength)}</g>`);
+      if (kind === "field") out.coords.push(`<text class="coord" x="${X}" y="${round(y + SIZE * 0.72)}" dy="0.35em">${esc(c.id)}</text>`);
       if (next.has(c.id)) {
-        const busy = c.stack && c.stack.length;
         out.marks.push(
-          busy
-            ? `<circle class="dest ring" cx="${round(x)}" cy="${round(y)}" r="${round(radius + 1.3)}"/>`
-            : `<circle class="dest dot" cx="${round(x)}" cy="${round(y)}" r="${SIZE * 0.24}"/>`,
+          stack.length
+            ? `<circle class="dest ring" cx="${X}" cy="${Y}" r="${round(radius + 1.3)}"/>`
+            : `<circle class="dest dot" cx="${X}" cy="${Y}" r="${SIZE * 0.24}"/>`,
         );
       }
-      const title = `${c.id}: ${off ? "prisoners, " : ""}${describeStack(c.stack)}`;
+      const name = esc(this._name(c, next, prefix));
       const cls = next.has(c.id) ? "hit can" : "hit";
-      out.hits.push(
-        `<polygon class="${cls}" data-id="${id}" points="${hexCorners(x, y, SIZE)}"><title>${esc(title)}</title></polygon>`,
-      );
+      const poly = `points="${hexCorners(x, y, SIZE)}"`;
+      if (this.live) {
+        if (row !== c.r) out.hits.push(`${row === null ? "" : "</g>"}<g role="row">`);
+        row = c.r;
+        const tab = c.id === this.focusId ? 0 : -1;
+        out.hits.push(`<polygon class="${cls}" data-id="${esc(c.id)}" ${poly} role="gridcell" tabindex="${tab}" aria-label="${name}"><title>${name}</title></polygon>`);
+      } else {
+        out.hits.push(`<polygon class="${cls}" data-id="${esc(c.id)}" ${poly}><title>${name}</title></polygon>`);
+      }
     }
+    if (this.live && row !== null) out.hits.push("</g>");
     if (this.opts.labels && v.rows && v.rows.length) {
       for (const l of boardLabels(v.rows, v.cells)) {
-        const [x, y] = toPixel(l.q, l.r, SIZE);
+        const [x, y] = this._xy(l.q, l.r);
         pts.push([x, y]);
         out.labels.push(`<text class="label ${l.kind}" x="${round(x)}" y="${round(y)}" dy="0.35em">${esc(l.text)}</text>`);
+        if (l.from && kind === "points") {
+          const [fx, fy] = this._xy(...l.from);
+          const [tx, ty] = this._xy(l.q - (l.q - l.from[0]) * 0.45, l.r - (l.r - l.from[1]) * 0.45);
+          out.cells.push(`<path class="stub" d="M${round(fx)} ${round(fy)}L${round(tx)} ${round(ty)}"/>`);
+        }
       }
     }
     const hint = this.hover && this.steps && this.steps.hints ? this.steps.hints[this.hover] : null;
@@ -115,18 +192,44 @@ export class Board {
     const b = bounds(pts, SIZE * 1.15);
     const w = b.maxX - b.minX;
     const h = b.maxY - b.minY;
-    this.svg.setAttribute("viewBox", `${round(b.minX)} ${round(b.minY)} ${round(w)} ${round(h)}`);
+    this.vbw = w;
+    const svg = this.svg;
+    svg.setAttribute("viewBox", `${round(b.minX)} ${round(b.minY)} ${round(w)} ${round(h)}`);
     // A small field would otherwise be blown up to the full width: cap the scale.
-    this.svg.style.maxWidth = this.opts.maxScale ? `${round(w * this.opts.maxScale)}px` : "";
-    this.svg.setAttribute("class", `board-svg kind-${kind}${next.size ? " active" : ""}`);
-    this.svg.setAttribute("aria-label", this.opts.title || `${v.game} board`);
-    this.svg.innerHTML =
+    svg.style.maxWidth = this.opts.maxScale ? `${round(w * this.opts.maxScale)}px` : "";
+    svg.setAttribute("class", `board-svg kind-${kind}${next.size ? " active" : ""}${this.tiny ? " tiny" : ""}${this.small ? " small" : ""}`);
+    svg.setAttribute("aria-label", `${this.opts.title || `${v.game} board`}${this.flipped ? " (flipped)" : ""}`);
+    if (this.live) {
+      svg.setAttribute("role", "grid");
+      svg.setAttribute(
+        "aria-description",
+        "Arrow keys move between cells: left and right along the row, up and down to the next row. Enter or Space plays the cell, Escape cancels.",
+      );
+    } else svg.setAttribute("role", "img");
+    svg.innerHTML =
       `<g class="cells">${out.cells.join("")}</g>` +
       `<g class="marks">${out.marks.join("")}</g>` +
+      `<g class="terr">${out.terr.join("")}</g>` +
       `<g class="pieces">${out.pieces.join("")}</g>` +
+      `<g class="coords" aria-hidden="true">${out.coords.join("")}</g>` +
       `<g class="labels" aria-hidden="true">${out.labels.join("")}</g>` +
       `<g class="overlay">${out.overlay.join("")}</g>` +
       `<g class="hits">${out.hits.join("")}</g>`;
+    if (hadFocus && this.focusId) this._el(this.focusId)?.focus();
+  }
+
+  _fit() {
+    const w = this.svg.clientWidth;
+    if (!w || !this.vbw) return;
+    const r = (w / this.vbw) * SIZE; // px per cell radius
+    this.tiny = r < 13;
+    this.small = r < 24; // Exxit's cell names would be under 7 px
+    this.svg.classList.toggle("tiny", this.tiny);
+    this.svg.classList.toggle("small", this.small);
+  }
+
+  _el(id) {
+    return this.svg.querySelector(`.hit[data-id="${CSS.escape(id)}"]`);
   }
 
   _drawLines(v, out) {
@@ -134,10 +237,10 @@ export class Board {
     const have = new Set(v.cells.map((c) => key(c.q, c.r)));
     const segs = [];
     for (const c of v.cells) {
-      const [x, y] = toPixel(c.q, c.r, SIZE);
+      const [x, y] = this._xy(c.q, c.r);
       for (const [dq, dr] of [[1, 0], [-1, 1], [0, 1]]) {
         if (!have.has(key(c.q + dq, c.r + dr))) continue;
-        const [x2, y2] = toPixel(c.q + dq, c.r + dr, SIZE);
+        const [x2, y2] = this._xy(c.q + dq, c.r + dr);
         segs.push(`M${round(x)} ${round(y)}L${round(x2)} ${round(y2)}`);
       }
     }
@@ -145,12 +248,9 @@ export class Board {
     const m = v.board.side ? v.board.side - 1 : Math.max(...v.cells.map((c) => Math.abs(c.q)));
     const f = (m + 0.8) / Math.max(m, 1);
     const corners = [[m, 0], [m, -m], [0, -m], [-m, 0], [-m, m], [0, m]]
-      .map(([q, r]) => toPixel(q * f, r * f, SIZE).map(round).join(","))
+      .map(([q, r]) => this._xy(q * f, r * f).map(round).join(","))
       .join(" ");
-    out.cells.push(
-      `<polygon class="lattice-bg" points="${corners}"/>`,
-      `<path class="line" d="${segs.join("")}"/>`,
-    );
+    out.cells.push(`<polygon class="lattice-bg" points="${corners}"/>`, `<path class="line" d="${segs.join("")}"/>`);
   }
 
   _hintSvg(hint) {
@@ -189,15 +289,126 @@ export class Board {
     return parts.join("");
   }
 
+  /** Slide the moved pieces along the last move's cells, fade in placed ones, fade out captures. */
+  _animate(prev) {
+    const old = new Map(prev.cells.map((c) => [c.id, c.stack]));
+    const path = this.view.last_move.cells.filter((id) => this.cells.has(id));
+    const from = path.find((id) => (old.get(id) || []).length > this.cells.get(id).stack.length);
+    const opt = { duration: 250, easing: "ease-out" };
+    for (const c of this.view.cells) {
+      const before = old.get(c.id) || [];
+      const [x, y] = this.position(c.id);
+      if (c.stack.length && before.join() !== c.stack.join()) {
+        const g = this.svg.querySelector(`[data-at="${CSS.escape(c.id)}"]`);
+        if (!g) continue;
+        if (from && from !== c.id && path.includes(c.id)) {
+          const i = path.indexOf(from);
+          const j = path.indexOf(c.id);
+          const via = (i < j ? path.slice(i, j) : [from]).map((id) => this.position(id));
+          g.animate([...via.map(([px, py]) => ({ transform: `translate(${round(px - x)}px,${round(py - y)}px)` })), { transform: "none" }], opt);
+        } else g.animate([{ opacity: 0 }, { opacity: 1 }], opt);
+      } else if (!c.stack.length && before.length && c.id !== from) {
+        const ghost = document.createElementNS(NS, "g");
+        ghost.innerHTML = stackSvg(x, y, before, SIZE * ({ points: 0.7, field: 0.6 }[this.view.board.kind] || 0.74));
+        this.svg.querySelector(".overlay").appendChild(ghost);
+        ghost.animate([{ opacity: 1 }, { opacity: 0 }], { ...opt, fill: "forwards" }).onfinish = () => ghost.remove();
+      }
+    }
+  }
+
+  /** A plain-text description of the position, for screen readers. */
+  describe() {
+    const v = this.view;
+    if (!v) return "";
+    const by = new Map();
+    const terr = new Map();
+    for (const c of v.cells) {
+      const s = this._stack(c);
+      if (s.length) {
+        const col = colourName(s[s.length - 1]);
+        if (!by.has(col)) by.set(col, []);
+        const d = describeStack(s, c.strength).replace(/^\w+,? ?/, "");
+        by.get(col).push(d ? `${c.id} (${d})` : c.id);
+      } else if (c.mark && c.mark.startsWith("territory-")) {
+        const col = c.mark.slice(10);
+        terr.set(col, (terr.get(col) || 0) + 1);
+      }
+    }
+    const parts = [...by].map(([col, list]) => `${cap(col)}: ${list.length} ${list.length === 1 ? "stack" : "stacks"}, ${list.join(", ")}.`);
+    if (!parts.length) parts.push("The board is empty.");
+    for (const [col, n] of terr) parts.push(`${cap(col)} territory: ${n} cells.`);
+    if (v.last_move) parts.push(`Last move: ${v.last_move.text}.`);
+    return parts.join(" ");
+  }
+
+  _announce() {
+    if (!this.live || !this.opts.onAnnounce) return;
+    const ids = this.steps ? this.steps.next.filter((id) => this.cells.has(id)) : [];
+    const text = ids.length
+      ? `${ids.length} ${ids.length === 1 ? "cell" : "cells"} offered: ${ids.slice(0, 12).join(", ")}${ids.length > 12 ? ", and more" : ""}`
+      : "";
+    if (text && text !== this.said) this.opts.onAnnounce(text);
+    this.said = text;
+  }
+
   _target(e) {
     const t = e.target.closest ? e.target.closest("[data-id]") : null;
     return t ? t.getAttribute("data-id") : null;
   }
 
-  _click(e) {
-    const id = this._target(e);
+  _play(id) {
     if (!id || !this.steps || !this.steps.next.includes(id)) return; // an illegal click does nothing
     if (this.opts.onToken) this.opts.onToken(id);
+  }
+
+  _click(e) {
+    this._play(this._target(e));
+  }
+
+  _focus(id, move = true) {
+    if (this.focusId !== id) {
+      const old = this._el(this.focusId);
+      if (old) old.setAttribute("tabindex", "-1");
+      this.focusId = id;
+    }
+    const el = this._el(id);
+    if (!el) return;
+    el.setAttribute("tabindex", "0");
+    if (move) el.focus();
+    this._setHover(this._next().has(id) ? id : null);
+  }
+
+  _key(e) {
+    if (e.key === "Escape") {
+      if (!this.opts.onCancel) return; // left to the page
+      this.opts.onCancel();
+    } else if (e.key === "Enter" || e.key === " ") {
+      this._play(this.focusId);
+    } else if (KEYS[e.key]) {
+      const id = this._neighbour(this.focusId, KEYS[e.key]);
+      if (id) this._focus(id);
+    } else return;
+    e.preventDefault();
+    e.stopPropagation(); // the page's own arrow keys (replay) stay out of the board
+  }
+
+  /** The nearest cell from `id` in a screen direction; Up/Down keep the remembered column. */
+  _neighbour(id, [dx, dy]) {
+    const p = this.position(id);
+    if (!p) return null;
+    if (dx || this.colFrom !== id) this.col = p[0];
+    let best = null;
+    let score = Infinity;
+    for (const c of this.cells.keys()) {
+      const [x, y] = this.position(c);
+      const along = (x - p[0]) * dx + (y - p[1]) * dy;
+      const perp = Math.abs((x - p[0]) * dy - (y - p[1]) * dx);
+      if (along < 1 || perp > along * (dx ? 0.6 : 1.3)) continue;
+      const s = along + (dx ? 3 * perp : Math.abs(x - this.col) * 1.01);
+      if (s < score) [best, score] = [c, s];
+    }
+    this.colFrom = dx ? null : best;
+    return best;
   }
 
   _over(e) {
@@ -217,14 +428,16 @@ export class Board {
   }
 }
 
-function markSvg(kind, x, y, cls) {
+function markSvg(kind, x, y, cls, f = 0.86) {
   if (kind === "points") return `<circle class="${cls}" cx="${round(x)}" cy="${round(y)}" r="${SIZE * 0.82}"/>`;
-  return `<polygon class="${cls}" points="${hexCorners(x, y, SIZE * 0.86)}"/>`;
+  return `<polygon class="${cls}" points="${hexCorners(x, y, SIZE * f)}"/>`;
 }
 
 function mod3(n) {
   return ((n % 3) + 3) % 3;
 }
+
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Escape text for SVG/HTML markup. */
 export function esc(s) {

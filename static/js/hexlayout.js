@@ -2,14 +2,9 @@
 //
 // Axial coordinates (q, r), pointy-top cells, r growing downward:
 //   x = sqrt(3) * (q + r/2),  y = 1.5 * r     (times the cell radius)
-// The six directions in the rules' fixed order: E, NE, NW, W, SW, SE.
 // This module knows geometry only: no rule of any game lives here.
 
 export const SQRT3 = Math.sqrt(3);
-
-export const DIRECTIONS = [
-  [1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1],
-];
 
 /** Pixel centre of cell (q, r) for cells of radius `size`. */
 export function toPixel(q, r, size = 1) {
@@ -24,18 +19,6 @@ export function hexCorners(x, y, size) {
     pts.push(`${round(x + size * Math.cos(a))},${round(y + size * Math.sin(a))}`);
   }
   return pts.join(" ");
-}
-
-/** Hex distance between two axial cells. */
-export function distance(a, b) {
-  const dq = a[0] - b[0];
-  const dr = a[1] - b[1];
-  return Math.max(Math.abs(dq), Math.abs(dr), Math.abs(dq + dr));
-}
-
-/** The cell next to (q, r) in direction index d. */
-export function step(q, r, d) {
-  return [q + DIRECTIONS[d][0], r + DIRECTIONS[d][1]];
 }
 
 /** A key for maps of cells. */
@@ -56,11 +39,13 @@ export function bounds(points, pad = 0) {
 
 /**
  * Where the coordinate labels of a named board go, from the view's `rows` (label, r, qmin)
- * and its cells. Row letters sit left of each row. A cell's number counts from
+ * and its cells. Row letters sit left of each row, on its line. A cell's number counts from
  * its row's left end; cells sharing a number form a line that runs south-west down to the
- * middle row and south-east below it, so each number is written beyond the line's top end
- * (north-east of it) and beyond its bottom end (south-east of it).
- * Returns [{text, q, r, kind: "row" | "number"}] in fractional axial coordinates.
+ * middle row and south-east below it. A line that ends in the top (bottom) row has its number
+ * straight above (below) that end, where no other line's point is nearer; a line that ends on a
+ * side edge has it beyond that end, continuing the line (north-east at the top, south-east at
+ * the bottom), and `from` names that end, so that a stub of the line can lead the eye to it.
+ * Returns [{text, q, r, kind: "row" | "number", from?}] in fractional axial coordinates.
  */
 export function boardLabels(rows, cells) {
   if (!rows || rows.length === 0) return [];
@@ -71,11 +56,14 @@ export function boardLabels(rows, cells) {
   }
   const labels = [];
   const lines = new Map(); // number -> {top: [q, r], bottom: [q, r]}
+  let rmin = Infinity;
+  let rmax = -Infinity;
   for (const row of rows) {
     const qs = byRow.get(row.r);
     if (!qs || qs.length === 0) continue;
-    const qmin = Math.min(...qs);
-    labels.push({ text: row.label, q: qmin - 0.85, r: row.r, kind: "row" });
+    rmin = Math.min(rmin, row.r);
+    rmax = Math.max(rmax, row.r);
+    labels.push({ text: row.label, q: Math.min(...qs) - 0.85, r: row.r, kind: "row" });
     for (const q of qs) {
       const n = q - row.qmin + 1;
       const line = lines.get(n);
@@ -87,9 +75,17 @@ export function boardLabels(rows, cells) {
       }
     }
   }
-  for (const [n, line] of lines) {
-    labels.push({ text: String(n), q: line.top[0] + 0.78, r: line.top[1] - 0.78, kind: "number" });
-    labels.push({ text: String(n), q: line.bottom[0], r: line.bottom[1] + 0.78, kind: "number" });
+  const t = 0.8;
+  for (const [n, { top, bottom }] of lines) {
+    const text = String(n);
+    labels.push(
+      top[1] === rmin
+        ? { text, q: top[0] + t / 2, r: top[1] - t, kind: "number" }
+        : { text, q: top[0] + t, r: top[1] - t, kind: "number", from: top },
+      bottom[1] === rmax
+        ? { text, q: bottom[0] - t / 2, r: bottom[1] + t, kind: "number" }
+        : { text, q: bottom[0], r: bottom[1] + t, kind: "number", from: bottom },
+    );
   }
   return labels;
 }
