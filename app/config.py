@@ -161,6 +161,12 @@ class Settings(BaseSettings):
     replay_timeout: float = 5.0
     import_timeout: float = 20.0
 
+    # --- the lists (issue 15, package "lists") -----------------------------------------------------
+    # /live, the lobby and /ws/live leave out games with no event for this long (seconds): a game
+    # nobody has moved in half an hour is the players' own business, not a live game to watch. The
+    # browsers drop an entry that goes idle by themselves, without waiting for a message.
+    live_idle_after: float = Field(default=30 * 60.0, gt=0)
+
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""
         return self.database_url.startswith("sqlite")

@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     # play
     NOT_A_PLAYER = "not_a_player"
     NOT_STARTED = "not_started"
+    GAME_STARTED = "game_started"  # issue 15: a creator cancels a game someone already joined
     GAME_OVER = "game_over"
     NOT_YOUR_TURN = "not_your_turn"
     STALE_VERSION = "stale_version"
@@ -82,6 +83,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.GAME_FULL: 409,
     ErrorCode.NOT_A_PLAYER: 403,
     ErrorCode.NOT_STARTED: 409,
+    ErrorCode.GAME_STARTED: 409,
     ErrorCode.GAME_OVER: 409,
     ErrorCode.NOT_YOUR_TURN: 409,
     ErrorCode.STALE_VERSION: 409,

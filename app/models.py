@@ -82,6 +82,17 @@ class Game(Base):
         Index("ix_games_archive_result", "status", "result", "finished_at", "id"),
         Index("ix_games_player1", "player1_key", "finished_at", "id"),
         Index("ix_games_player2", "player2_key", "finished_at", "id"),
+        # The player filter's prefix (LIKE 'ali%') on PostgreSQL (migration 5b8f0c3d1e72).
+        Index(
+            "ix_games_player1_prefix",
+            "player1_key",
+            postgresql_ops={"player1_key": "varchar_pattern_ops"},
+        ).ddl_if(dialect="postgresql"),
+        Index(
+            "ix_games_player2_prefix",
+            "player2_key",
+            postgresql_ops={"player2_key": "varchar_pattern_ops"},
+        ).ddl_if(dialect="postgresql"),
         Index("ix_games_activity", "status", "last_activity_at"),
         Index("ix_games_open", "status", "public", "created_at"),
     )

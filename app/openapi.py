@@ -23,6 +23,7 @@ GAME = "/api/games/{game_id}"
 CREATE = ("post", "/api/games")
 SNAPSHOT = ("get", GAME)
 JOIN = ("post", GAME + "/join")
+CANCEL = ("post", GAME + "/cancel")
 MOVE = ("post", GAME + "/moves")
 RESIGN = ("post", GAME + "/resign")
 STEPS = ("get", GAME + "/steps")
@@ -40,6 +41,7 @@ LINKS: dict[tuple[tuple[str, str], str], dict[str, tuple[tuple[str, str], dict[s
     (CREATE, "201"): {
         "Join": (JOIN, {"game_id": "$response.body#/id"}, {"token": "$response.body#/join_token"}),
         "Steps": (STEPS, _CREATED, None),
+        "Cancel": (CANCEL, {"game_id": "$response.body#/id"}, None),
     },
     # A joined game's first move comes from its steps (the answer to join names no move).
     (JOIN, "200"): {

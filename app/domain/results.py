@@ -46,6 +46,12 @@ def abandonment(started: bool, to_move: int | None, colours: Colours) -> tuple[E
     return "finished", won_by(3 - to_move, "abandoned", colours)
 
 
+def cancellation() -> tuple[Ending, Result]:
+    """The creator cancels a game still waiting for its second player: cancelled as an abandoned
+    waiting game is, with no winner, for the reason "cancelled"."""
+    return "cancelled", {"winner": None, "colour": None, "reason": "cancelled", "scores": None}
+
+
 def ending_values(result: Mapping[str, Any], ending: Ending, now: int) -> dict[str, Any]:
     """The game row's new values when it ends with ``result`` at ``now`` (epoch ms).
 

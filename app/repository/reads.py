@@ -74,22 +74,23 @@ async def events_between(
     return result.scalars().all()
 
 
-async def open_games(session: AsyncSession, limit: int = 100) -> Sequence[Game]:
-    """Public games waiting for an opponent, newest first."""
-    result = await session.execute(
-        select(Game)
-        .where(Game.status == "waiting", Game.public.is_(True))
-        .order_by(Game.created_at.desc())
-        .limit(limit)
-    )
+async def open_games(
+    session: AsyncSession, since: int | None = None, limit: int = 100
+) -> Sequence[Game]:
+    """Public games waiting for an opponent (created at ``since`` or later, if given: a waiting
+    game has no event after its creation, so its creation is its last activity), newest first."""
+    query = select(Game).where(Game.status == "waiting", Game.public.is_(True))
+    if since is not None:
+        query = query.where(Game.created_at >= since)
+    result = await session.execute(query.order_by(Game.created_at.desc()).limit(limit))
     return result.scalars().all()
 
 
-async def live_games(session: AsyncSession, limit: int = 100) -> Sequence[Game]:
-    """Public games in progress, most recently active first."""
+async def live_games(session: AsyncSession, since: int, limit: int = 100) -> Sequence[Game]:
+    """Public games in progress with an event at ``since`` or later, most recently active first."""
     result = await session.execute(
         select(Game)
-        .where(Game.status == "active", Game.public.is_(True))
+        .where(Game.status == "active", Game.public.is_(True), Game.last_activity_at >= since)
         .order_by(Game.last_activity_at.desc())
         .limit(limit)
     )

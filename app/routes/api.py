@@ -23,6 +23,7 @@ from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
     AckOut,
     ArchiveOut,
+    CancelledOut,
     CatalogueOut,
     CreatedOut,
     ImportedOut,
@@ -74,9 +75,9 @@ async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> di
 
 
 @router.get("/api/games/open", response_model=OpenGamesOut)
-async def open_games(service: ServiceDep) -> dict[str, Any]:
-    """Public games waiting for an opponent."""
-    return {"games": await service.open_games()}
+async def open_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+    """Public games waiting for an opponent (``yours``: the visitor created it)."""
+    return {"games": await service.open_games(visitor)}
 
 
 @router.get("/api/games/{game_id}", response_model=Snapshot, responses=error_responses(404))
@@ -97,6 +98,16 @@ async def join(
 ) -> dict[str, Any]:
     """Take the empty seat."""
     return await service.join(visitor, game_id, body.token)
+
+
+@router.post(
+    "/api/games/{game_id}/cancel",
+    response_model=CancelledOut,
+    responses=error_responses(403, 404, 409),
+)
+async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+    """The seated creator cancels a game nobody has joined (any body is ignored)."""
+    return await service.cancel(visitor, game_id)
 
 
 @router.post(

@@ -195,11 +195,6 @@ async def _forward(
         await socket.send_text(text)
 
 
-async def _live_list(service: GameService) -> dict[str, Any]:
-    """The live socket's first message, sent again to resync it."""
-    return {"type": "live", "games": await service.live_games()}
-
-
 async def _send_resync(socket: Socket, resync: Resync) -> None:
     message = await resync()
     if isinstance(message.get("version"), int):
@@ -386,11 +381,14 @@ async def live_socket(websocket: WebSocket) -> None:
     service: GameService = websocket.app.state.service
     hub: Hub = websocket.app.state.hub
 
-    async def body(socket: Socket, _visitor: Visitor) -> None:
+    async def body(socket: Socket, visitor: Visitor) -> None:
+        # The first message (sent again to resync): the live and open lists, the visitor's own
+        # open games marked ``yours``.
         async with hub.subscribe(LIVE_CHANNEL) as subscription:
-            await socket.send({"type": "live", "games": await service.live_games()})
+            await socket.send(await service.live_list(visitor))
             await _run_both(
-                _forward(socket, subscription, lambda: _live_list(service)), _live_reader(socket)
+                _forward(socket, subscription, lambda: service.live_list(visitor)),
+                _live_reader(socket),
             )
 
     await _with_socket_quota(websocket, body)

@@ -16,6 +16,7 @@ from app.schemas.requests import MoveText, MsgId, Strict
 from app.schemas.responses import (
     GameStatus,
     LiveEntry,
+    OpenGame,
     Out,
     Snapshot,
     StepsOut,
@@ -189,6 +190,18 @@ class LiveMsg(Out):
 
     type: Literal["live"]
     games: list[LiveEntry]
+    open: list[OpenGame] = Field(description="the public games waiting for an opponent")
+    now: int = Field(description="the server's time (epoch ms), to age the entries by")
+    idle_after: float = Field(
+        description="seconds without a move after which an entry leaves the lists (LIVE_IDLE_AFTER)"
+    )
+
+
+class OpenUpdateMsg(Out):
+    """A public game was created: it waits for an opponent (an entry of ``GET /api/games/open``)."""
+
+    type: Literal["open_update"]
+    game: OpenGame
 
 
 class LiveUpdateMsg(Out):
@@ -217,7 +230,8 @@ ServerMessage = Annotated[
     | SpectatorsMsg
     | LiveMsg
     | LiveUpdateMsg
-    | LiveEndMsg,
+    | LiveEndMsg
+    | OpenUpdateMsg,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -127,6 +127,13 @@ class JoinedOut(Out):
     version: int
 
 
+class CancelledOut(Out):
+    """A waiting game its creator cancelled."""
+
+    id: str
+    status: Literal["cancelled"]
+
+
 class GameSummary(Out):
     """A game's metadata and moves, as a snapshot carries them."""
 
@@ -219,6 +226,10 @@ class OpenGame(Out):
     players: list[Player]
     created_at: int
     join_token: str | None
+    yours: bool = Field(
+        default=False,
+        description="you created this game and sit in it (you may cancel it; joining is for others)",
+    )
 
 
 class OpenGamesOut(Out):
@@ -236,7 +247,9 @@ class LiveEntry(Out):
     players: list[Player]
     moves: int
     to_move: Seat | None
-    last_activity: int
+    last_activity: int = Field(
+        description="when the game last moved (epoch ms; before its first move, when it started)"
+    )
     version: int
     view: View
 

@@ -100,6 +100,10 @@ class GameService:
         """:meth:`LifecycleService.join`."""
         return await self.lifecycle.join(visitor, game_id, token)
 
+    async def cancel(self, visitor: Visitor, game_id: str) -> Json:
+        """:meth:`LifecycleService.cancel`."""
+        return await self.lifecycle.cancel(visitor, game_id)
+
     # play
     async def play(
         self, visitor: Visitor, game_id: str, text: str, version: int, msg_id: str
@@ -146,13 +150,17 @@ class GameService:
         """:meth:`ReadingService.record`."""
         return await self.reading.record(game_id, visitor, token)
 
-    async def open_games(self) -> list[Json]:
+    async def open_games(self, visitor: Visitor | None = None) -> list[Json]:
         """:meth:`ReadingService.open_games`."""
-        return await self.reading.open_games()
+        return await self.reading.open_games(visitor)
 
     async def live_games(self) -> list[Json]:
         """:meth:`ReadingService.live_games`."""
         return await self.reading.live_games()
+
+    async def live_list(self, visitor: Visitor | None) -> Json:
+        """:meth:`ReadingService.live_list`."""
+        return await self.reading.live_list(visitor)
 
     async def replay(
         self, game: object, options: object, moves: list[str], first: int, count: int

@@ -1,4 +1,5 @@
-"""A game's life before play: creating it with one seat taken, and joining it (cancel, later).
+"""A game's life before play: creating it with one seat taken, joining it, and its creator
+cancelling it while nobody has joined.
 
 Also the guests themselves: who is asking, and renaming (accounts will join them here or beside).
 """
@@ -10,12 +11,16 @@ import secrets
 from typing import Any
 
 from app.domain.clock import to_ms
+from app.domain.results import cancellation
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name, name_key, validate_name
+from app.models import Game
 from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
+from app.runtime.hub import LIVE_CHANNEL
 from app.runtime.rules import Rules, known_games, slugs
 from app.services.core import Core, Json, Position, Visitor, to_the_end
+from app.services.reading import open_entry
 
 
 class LifecycleService:
@@ -111,6 +116,10 @@ class LifecycleService:
         player = PlayerName(visitor.id, visitor.name, now)
         await core.writer.write(NewGame(game, [event], players=(player,)))
         core.remember(game_id, Position(1, rules, state, ()))
+        if public:  # the lobbies following /ws/live list it at once
+            await core.hub.publish(
+                LIVE_CHANNEL, {"type": "open_update", "game": open_entry(Game(**game))}
+            )
         return {
             "id": game_id,
             "seat": seat,
@@ -175,3 +184,42 @@ class LifecycleService:
             change = core.change(game, values, [joined], visitor, None, players=(player,))
             await core.advance(session, game, position, change, raced=full)
         return {"id": game_id, "seat": seat, "version": game.version}
+
+    @to_the_end
+    async def cancel(self, visitor: Visitor, game_id: str) -> Json:
+        """The seated creator ends a game nobody has joined yet. It ends as an abandoned waiting
+        game does (:meth:`Core.finish`, ending "cancelled"): a ``result`` event on the game's
+        socket, and ``live_end`` on the live socket, which takes it off the open list.
+
+        Refusals change nothing: ``game_not_found`` (also a private game the visitor may not
+        see), ``not_a_player`` (anyone but its seated creator), ``game_started`` (someone joined),
+        ``game_over`` (it ended already, by a cancel too)."""
+        core = self.core
+        async with core.lock(game_id), core.sessions() as session:
+            game = await core.visible(session, game_id, visitor, None)
+            if game.creator_id != visitor.id or game.seat_of(visitor.id) is None:
+                raise AppError(
+                    ErrorCode.NOT_A_PLAYER, "only the player who created this game can cancel it"
+                )
+            _cancellable(game)
+            position = await core.position(session, game)
+            ending, result = cancellation()
+            try:
+                await core.finish(session, game, position, result, ending=ending, visitor=visitor)
+            except AppError as exc:
+                if exc.code != ErrorCode.STALE_VERSION:
+                    raise
+                # Joined (or ended) meanwhile, by another process: say which.
+                _cancellable(await core.load(session, game_id))
+                raise
+        return {"id": game_id, "status": "cancelled"}
+
+
+def _cancellable(game: Game) -> None:
+    """Nothing if ``game`` still waits for its second player; why it cannot be cancelled else."""
+    if game.status == "active":
+        raise AppError(
+            ErrorCode.GAME_STARTED, "someone joined this game: it can no longer be cancelled"
+        )
+    if game.status != "waiting":
+        raise AppError(ErrorCode.GAME_OVER, "this game is over")

@@ -7,7 +7,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from app.domain.clock import idle_cutoff
 from app.errors import AppError, ErrorCode
+from app.models import Game
 from app.repository import reads
 from app.runtime.hub import game_channel
 from app.runtime.rules import RecordError, title
@@ -122,29 +124,38 @@ class ReadingService:
         record["result"] = game.result_json  # the stored result, server reasons included
         return record
 
-    async def open_games(self) -> list[Json]:
-        """Public games waiting for an opponent."""
+    def idle_cutoff(self) -> int:
+        """The last-activity stamp before which a game is too idle for the open and live lists."""
+        core = self.core
+        return idle_cutoff(core.clock.now(), core.settings.live_idle_after)
+
+    async def open_games(self, visitor: Visitor | None = None, fresh: bool = False) -> list[Json]:
+        """Public games waiting for an opponent (``fresh``: only those created within
+        ``LIVE_IDLE_AFTER``, as the lobby lists them); ``yours`` marks those ``visitor`` created
+        (and sits in). ``GET /api/games/open`` lists them all: the game page finds a public game's
+        join token there, however long it has waited."""
         async with self.core.sessions() as session:
-            rows = await reads.open_games(session)
-        return [
-            {
-                "id": g.id,
-                "game": g.slug,
-                "title": title(g.slug),
-                "options": g.options,
-                "players": players_json(g),
-                "created_at": g.created_at,
-                "join_token": g.join_token,
-            }
-            for g in rows
-        ]
+            rows = await reads.open_games(session, self.idle_cutoff() if fresh else None)
+        return [open_entry(g, visitor) for g in rows]
 
     async def live_games(self) -> list[Json]:
-        """Public games in progress, with a view each for a mini board."""
+        """Public games in progress that moved within ``LIVE_IDLE_AFTER``, with a view each for a
+        mini board."""
         core = self.core
         async with core.sessions() as session:
-            rows = await reads.live_games(session)
+            rows = await reads.live_games(session, self.idle_cutoff())
             return [core.live_entry(g, await core.position(session, g)) for g in rows]
+
+    async def live_list(self, visitor: Visitor | None) -> Json:
+        """The first message of ``/ws/live`` (and its resync): the live games, the open games, and
+        what a client needs to age them by itself (the server's time, the idle cut-off)."""
+        return {
+            "type": "live",
+            "games": await self.live_games(),
+            "open": await self.open_games(visitor, fresh=True),
+            "now": self.core.clock.now(),
+            "idle_after": self.core.settings.live_idle_after,
+        }
 
     async def replay(
         self, game: object, options: object, moves: list[str], first: int, count: int
@@ -179,3 +190,19 @@ class ReadingService:
         head = json.dumps({"from": page.first})[:-1]
         tail = json.dumps({"next": page.next, "total": total})[1:]
         return f'{head}, "views": {page.views_json}, {tail}'.encode()
+
+
+def open_entry(game: Game, visitor: Visitor | None = None) -> Json:
+    """A game of the open list (``GET /api/games/open``, the live socket's ``open``)."""
+    return {
+        "id": game.id,
+        "game": game.slug,
+        "title": title(game.slug),
+        "options": game.options,
+        "players": players_json(game),
+        "created_at": game.created_at,
+        "join_token": game.join_token,
+        "yours": visitor is not None
+        and game.creator_id == visitor.id
+        and game.seat_of(visitor.id) is not None,
+    }

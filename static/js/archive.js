@@ -11,23 +11,35 @@ function resultText(g) {
   const r = g.result;
   if (!r) return "";
   const reason = r.reason.replace(/-/g, " ");
-  if (r.winner === null) return `draw (${reason})`;
+  if (r.winner === null) return `draw (${escapeHtml(reason)})`;
   const p = g.players.find((x) => x.seat === r.winner);
-  return `${escapeHtml((p && p.name) || `seat ${r.winner}`)} won (${reason})`;
+  return `${escapeHtml((p && p.name) || `seat ${r.winner}`)} won (${escapeHtml(reason)})`;
 }
 
-function query(cursor) {
+// The URL holds the filters, the cursor and the page number, so any page can be bookmarked or
+// shared; each new page is a history entry (Back returns to the previous one).
+function query(cursor, page) {
   const params = new URLSearchParams();
   for (const [k, v] of new FormData(form)) if (String(v).trim()) params.set(k, String(v).trim());
-  if (cursor) params.set("cursor", cursor);
+  if (cursor) {
+    params.set("cursor", cursor);
+    params.set("page", String(page));
+  }
   return params;
 }
 
-async function load(cursor) {
+function fromUrl() {
+  const params = new URLSearchParams(location.search);
+  for (const el of form.elements) if (el.name) el.value = params.get(el.name) || "";
+  const page = Number(params.get("page"));
+  return { cursor: params.get("cursor"), page: Number.isInteger(page) && page > 1 ? page : 2 };
+}
+
+async function load(cursor, page, how) {
   $("error").textContent = "";
-  const params = query(cursor);
-  const shown = query(null);
-  history.replaceState(null, "", `${location.pathname}${shown.toString() ? `?${shown}` : ""}`);
+  const params = query(cursor, page);
+  if (how) history[how](null, "", `${location.pathname}${params.toString() ? `?${params}` : ""}`);
+  params.delete("page");
   const res = await fetch(`/api/archive?${params}`);
   const body = await res.json();
   if (!res.ok) {
@@ -48,17 +60,21 @@ async function load(cursor) {
         })
         .join("")
     : '<tr><td colspan="5" class="muted">No finished game matches.</td></tr>';
+  const n = cursor ? page : 1;
+  $("page-no").textContent = n > 1 || body.next_cursor ? `Page ${n}` : "";
   $("more").hidden = !body.next_cursor;
-  $("more").onclick = () => load(body.next_cursor);
+  $("more").onclick = () => load(body.next_cursor, n + 1, "pushState");
   $("first-page").hidden = !cursor;
-  $("first-page").onclick = () => load(null);
+  $("first-page").onclick = () => load(null, 1, "pushState");
 }
 
-for (const [k, v] of new URLSearchParams(location.search)) {
-  if (form.elements[k]) form.elements[k].value = v;
-}
 form.addEventListener("submit", (e) => {
   e.preventDefault();
-  load(null);
+  load(null, 1, "pushState");
 });
-load(null);
+window.addEventListener("popstate", () => {
+  const { cursor, page } = fromUrl();
+  load(cursor, page);
+});
+const first = fromUrl();
+load(first.cursor, first.page, "replaceState");

@@ -1,7 +1,7 @@
 // The lobby: create a game (options from the rules package's catalogue), join an open one with one
-// click, glance at live games (followed over /ws/live).
+// click (or cancel your own), glance at live games. Both lists follow /ws/live: no polling.
 
-import { LiveList } from "./livefeed.js";
+import { LiveList, timeAgo } from "./livefeed.js";
 
 const $ = (id) => document.getElementById(id);
 const catalogue = JSON.parse($("lobby").dataset.catalogue);
@@ -90,34 +90,57 @@ async function join(id, token) {
   location.href = `/games/${id}`;
 }
 
-async function refreshOpen() {
+async function cancel(id, button) {
+  $("open-error").textContent = "";
+  button.disabled = true;
   try {
-    const { games } = await api("GET", "/api/games/open");
-    const el = $("open-games");
-    el.innerHTML = games.length
-      ? games
-          .map((g) => {
-            const host = g.players.find((p) => p.name);
-            const opts = Object.entries(g.options || {}).map(([k, v]) => `${k} ${v}`).join(", ");
-            return `<li data-game="${escapeHtml(g.id)}"><span><b>${escapeHtml(g.title)}</b> <span class="muted">${escapeHtml(opts)}</span><br>
-              <span class="muted">by ${escapeHtml(host ? host.name : "someone")}</span></span>
-              <button type="button" class="primary" data-join="${escapeHtml(g.id)}" data-token="${escapeHtml(g.join_token)}">Join</button></li>`;
-          })
-          .join("")
-      : '<li class="muted">No game is waiting. Start one!</li>';
+    await api("POST", `/api/games/${id}/cancel`, {});
+    live.open.delete(id);
+    live.openChanged();
   } catch (err) {
-    $("open-games").innerHTML = `<li class="error">${escapeHtml(err.message)}</li>`;
+    $("open-error").textContent = err.message;
+    button.disabled = false;
   }
 }
 
-// Live games follow the /ws/live socket (no polling: each /api/live answer is ~100 KB). The
-// open-games list is not on that socket, so it keeps its light refresh (GET /api/games/open).
+function mine(g) {
+  return g.yours || localStorage.getItem(`hexmoot-game-${g.id}`) !== null; // made in this browser
+}
+
+function renderOpen(games) {
+  const el = $("open-games");
+  if (!games.length) {
+    el.innerHTML = '<li class="muted">No game is waiting. Start one!</li>';
+    return;
+  }
+  el.replaceChildren(
+    ...games.map((g) => {
+      const li = document.createElement("li");
+      li.dataset.game = g.id;
+      const host = g.players.find((p) => p.name);
+      const opts = Object.entries(g.options || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+      const yours = mine(g);
+      const name = yours ? `<a href="/games/${escapeHtml(g.id)}">${escapeHtml(g.title)}</a>` : escapeHtml(g.title);
+      li.innerHTML = `<span><b>${name}</b> <span class="muted">${escapeHtml(opts)}</span><br>
+        <span class="muted who">${yours ? "your game" : `by ${escapeHtml(host ? host.name : "someone")}`} · </span></span>
+        ${yours
+          ? `<button type="button" data-cancel="${escapeHtml(g.id)}" aria-label="Cancel your ${escapeHtml(g.title)} game">Cancel</button>`
+          : `<button type="button" class="primary" data-join="${escapeHtml(g.id)}" data-token="${escapeHtml(g.join_token)}">Join</button>`}`;
+      li.querySelector(".who").append(timeAgo(g.created_at, "created"));
+      return li;
+    }),
+  );
+}
+
+// Live games and open games follow the /ws/live socket: the lobby makes no request while idle
+// (each /api/live answer was ~100 KB; the open list was fetched every 5 s).
 const liveEl = $("live-games");
 const noLive = document.createElement("p");
 noLive.className = "muted";
 noLive.textContent = "No game is being played right now.";
 const live = new LiveList(liveEl, {
   limit: 4,
+  onOpen: renderOpen,
   caption: (g) => `${g.title}: ${g.players.map((x) => x.name || "?").join(" vs ")}, ${g.moves} moves`,
   onChange: () => {
     if (!noLive.isConnected) liveEl.replaceChildren(...liveEl.querySelectorAll(":scope > .mini"), noLive);
@@ -128,6 +151,8 @@ const live = new LiveList(liveEl, {
 $("open-games").addEventListener("click", (e) => {
   const b = e.target.closest("[data-join]");
   if (b) join(b.dataset.join, b.dataset.token);
+  const c = e.target.closest("[data-cancel]");
+  if (c) cancel(c.dataset.cancel, c);
 });
 
 const wanted = new URLSearchParams(location.search).get("game");
@@ -140,8 +165,5 @@ api("GET", "/api/me").then((me) => {
   if (me.named) $("name").value = me.name;
   else $("name").placeholder = me.name;
 }).catch(() => {});
-refreshOpen();
-setInterval(() => document.hidden || refreshOpen(), 5000); // not while the tab is in the background
-document.addEventListener("visibilitychange", () => document.hidden || refreshOpen());
 live.connect();
 window.hexmoot = { socket: live.socket };

@@ -19,6 +19,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/api/games/open"): (200, "OpenGamesOut", set()),
     ("get", "/api/games/{game_id}"): (200, "Snapshot", {404}),
     ("post", "/api/games/{game_id}/join"): (200, "JoinedOut", {403, 404, 409, 413, 422}),
+    ("post", "/api/games/{game_id}/cancel"): (200, "CancelledOut", {403, 404, 409}),
     ("post", "/api/games/{game_id}/moves"): (200, "AckOut", {403, 404, 409, 413, 422}),
     ("post", "/api/games/{game_id}/resign"): (200, "AckOut", {403, 404, 409, 413, 422}),
     ("get", "/api/games/{game_id}/steps"): (200, "StepsOut", {404, 422}),

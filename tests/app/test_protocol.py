@@ -363,6 +363,8 @@ async def test_spectator_count_and_the_live_channel(server: LiveServer) -> None:
             assert_documented([listing])
             body = await start_game(ann, bo, slug, options)
             game_id = body["id"]
+            created = json.loads(await live.recv())  # it joins the open list, then starts
+            assert created["type"] == "open_update" and created["game"]["id"] == game_id
             started = json.loads(await live.recv())
             assert started["type"] == "live_update" and started["game"]["id"] == game_id
             assert started["game"]["moves"] == 0
