@@ -3,6 +3,7 @@
 // Nothing here knows a rule: legal clicks come from `steps`, positions from the server's views.
 
 import { Board } from "./board.js";
+import { renderLegend } from "./legend.js";
 import { History, moveTable, setupPlies } from "./replay.js";
 import { ReconnectingSocket, messageId } from "./socket.js";
 import { colourClass, colourName } from "./stacks.js";
@@ -24,7 +25,7 @@ const S = {
 };
 const history = new History();
 const board = new Board($("board"), {
-  onToken: clickToken, onHover: showHint, title: "Game board", maxScale: 5, onAnnounce: announce, onCancel: cancelPrefix,
+  onToken: clickToken, onHover: showHint, title: "Game board", maxScale: 5, onAnnounce: (text) => announce(text, true), onCancel: cancelPrefix,
 });
 const socket = new ReconnectingSocket(`/ws/games/${gameId}`, {
   params: { token }, since: () => S.version, onMessage, onStatus,
@@ -277,6 +278,7 @@ function renderStatus() {
 }
 
 function renderCounters(view) {
+  if (view) renderLegend($("legend"), view);
   const el = $("counters");
   if (!view || !view.counters) {
     el.innerHTML = "";
@@ -397,6 +399,7 @@ function renderEntry() {
 function clickToken(t, word) {
   if (!S.steps || !S.steps.next.includes(t)) return;
   if (word) S.focusPrompt = true;
+  S.lastEvent = "";
   S.prefix = [...S.prefix, t];
   S.steps = null;
   requestSteps();
@@ -520,8 +523,10 @@ function beep() {
   }
 }
 
-function announce(text) {
-  $("announce").textContent = text;
+// The board's announcements (offered cells) follow the last event's instead of replacing it.
+function announce(text, fromBoard) {
+  if (!fromBoard) S.lastEvent = text;
+  $("announce").textContent = fromBoard && S.lastEvent ? `${S.lastEvent} ${text}` : text;
 }
 
 function escapeHtml(s) {
