@@ -508,29 +508,16 @@ function showError(text, rule) {
 let audio = null;
 function beep() {
   if (!$("sound").checked) return;
-  try {
-    audio = audio || new AudioContext();
-    const osc = audio.createOscillator();
-    const gain = audio.createGain();
-    osc.frequency.value = 660;
-    gain.gain.setValueAtTime(0.15, audio.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.25);
-    osc.connect(gain).connect(audio.destination);
-    osc.start();
-    osc.stop(audio.currentTime + 0.25);
-  } catch {
-    // no sound then
-  }
-}
-
-// The board's announcements (offered cells) follow the last event's instead of replacing it.
-function announce(text, fromBoard) {
-  if (!fromBoard) S.lastEvent = text;
-  $("announce").textContent = fromBoard && S.lastEvent ? `${S.lastEvent} ${text}` : text;
-}
-
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
+  audio = audio || new AudioContext();
+  const osc = audio.createOscillator();
+  const gain = audio.createGain();
+  const t = audio.currentTime;
+  osc.frequency.value = 660;
+  gain.gain.setValueAtTime(0.15, t);
+  gain.gain.exponentialRampToValueAtTime(0.001, t + 0.25);
+  osc.connect(gain).connect(audio.destination);
+  osc.start();
+  osc.stop(t + 0.25);
 }
 
 $("choices").addEventListener("click", (e) => {

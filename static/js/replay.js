@@ -54,19 +54,15 @@ export class History {
 
 const CHOICES = ["black", "white"];
 
-/** How many plies open the game before the colours alternate: the opening and the pie choice
- *  (ply 2 is a colour word), or the opening alone while the choice is pending. */
+/** Plies before the colours alternate: the opening and the pie choice (a colour word). */
 export function setupPlies(moves, view) {
   if (moves.length >= 2 && CHOICES.includes(String(moves[1]).toLowerCase())) return 2;
   if (view && view.phase === "choose" && moves.length === 1) return 1;
   return 0;
 }
 
-/** The move list as a table: `columns` (the two colours, the first to move after the opening
- *  first; [] while unknown), `rows` [{label, plies: [[ply, text], ...], wide}] with the opening and
- *  the pie choice as rows of their own, and `label(ply)` naming a ply as the list does ("3. White"),
- *  so the replay's counter and the list agree. `first` is the colour that moves first after the
- *  opening (null while unknown). */
+/** The move list: `columns` (colours, first mover after the opening first), `rows` (the opening
+ *  and the choice on rows of their own) and `label(ply)` ("3. White", as the rows number it). */
 export function moveTable(moves, view, first) {
   const setup = setupPlies(moves, view);
   const colours = Object.values((view && view.colours) || {}).filter(Boolean);

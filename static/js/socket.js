@@ -3,10 +3,7 @@
 // same msg_id until acknowledged, so a move sent while disconnected is neither lost nor doubled
 // (docs/protocol.md, "Reconnecting").
 
-// The server closes a socket silent for 60 s; the page pings every 25 s (checked every 5 s) and
-// takes the connection for lost when nothing, pong included, has come within 10 s of a ping: the
-// page says "offline" within about 40 s of the network going quiet. Tests move the clock
-// (Playwright's page.clock) rather than wait.
+// Heartbeat: a ping every 25 s; no answer within 10 s means offline (tests move page.clock).
 export const HEARTBEAT = { pingMs: 25000, answerMs: 10000, checkMs: 5000 };
 
 let counter = 0;
