@@ -519,6 +519,15 @@ function beep() {
   osc.start();
   osc.stop(t + 0.25);
 }
+// The board's announcements (offered cells) follow the last event's instead of replacing it.
+function announce(text, fromBoard) {
+  if (!fromBoard) S.lastEvent = text;
+  $("announce").textContent = fromBoard && S.lastEvent ? `${S.lastEvent} ${text}` : text;
+}
+
+function escapeHtml(s) {
+  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
+}
 
 $("choices").addEventListener("click", (e) => {
   const b = e.target.closest("[data-token]");
