@@ -3,7 +3,8 @@
 // Nothing here knows a rule: legal clicks come from `steps`, positions from the server's views.
 
 import { Board } from "./board.js";
-import { History, moveRows } from "./replay.js";
+import { renderLegend } from "./legend.js";
+import { History, moveTable, setupPlies } from "./replay.js";
 import { ReconnectingSocket, messageId } from "./socket.js";
 import { colourClass, colourName } from "./stacks.js";
 
@@ -14,13 +15,18 @@ const params = new URLSearchParams(location.search);
 const saved = readSaved();
 const token = params.get("join") || params.get("token") || (saved && saved.join_token) || "";
 const WORDS = { pass: "Pass", black: "Play black", white: "Play white" };
+const ICON = document.querySelector('link[rel="icon"]');
+const PLAIN_ICON = ICON ? ICON.getAttribute("href") : "";
 
 const S = {
   version: 0, game: null, view: null, moves: [], you: null, spectators: 0,
   review: null, shown: null, prefix: [], steps: null, stepsId: null, sending: null, startPly: params.get("ply"),
+  firstColour: null, focusPrompt: false, flipped: false, conn: "connecting", legend: null,
 };
 const history = new History();
-const board = new Board($("board"), { onToken: clickToken, onHover: showHint, title: "Game board", maxScale: 5 });
+const board = new Board($("board"), {
+  onToken: clickToken, onHover: showHint, title: "Game board", maxScale: 5, onAnnounce: (text) => announce(text, true), onCancel: cancelPrefix,
+});
 const socket = new ReconnectingSocket(`/ws/games/${gameId}`, {
   params: { token }, since: () => S.version, onMessage, onStatus,
 });
@@ -46,6 +52,7 @@ function onMessage(msg) {
       S.you = msg.you;
       S.spectators = msg.spectators;
       history.put(S.moves.length, msg.view);
+      $("full-notice").hidden = !(params.get("join") && S.game.status !== "waiting" && !(S.you && S.you.seat));
       positionChanged();
       if (S.startPly !== null) {
         const ply = Number.parseInt(S.startPly, 10);
@@ -76,6 +83,7 @@ function onMessage(msg) {
       if (S.sending === msg.msg_id) {
         S.sending = null;
         $("move-input").value = "";
+        renderEntry();
       }
       break;
     case "steps":
@@ -88,8 +96,11 @@ function onMessage(msg) {
       renderHeader();
       break;
     case "error":
-      showError(msg.message);
-      if (msg.msg_id && msg.msg_id === S.sending) S.sending = null;
+      showError(msg.message, msg.rule);
+      if (msg.msg_id && msg.msg_id === S.sending) {
+        S.sending = null;
+        renderEntry();
+      }
       if (msg.code === "illegal_steps" || (msg.msg_id && msg.msg_id.startsWith("m-"))) {
         S.prefix = [];
         requestSteps();
@@ -110,6 +121,7 @@ function applyEvent(ev, announceIt) {
     S.moves[d.ply - 1] = d.move;
     S.moves.length = d.ply;
     if (announceIt) announce(`Move ${d.ply}: ${playerName(d.seat)} played ${d.move}.`);
+    if (announceIt && S.you && S.you.seat && d.seat !== S.you.seat) beep();
   } else if (ev.kind === "resign") {
     if (announceIt) announce(`${playerName(d.seat)} resigned.`);
   } else if (ev.kind === "result") {
@@ -128,9 +140,11 @@ function applyState(st) {
 
 function onStatus(state) {
   const el = $("conn");
+  S.conn = state;
   el.dataset.state = state;
-  el.textContent = { open: "connected", connecting: "connecting…", closed: "reconnecting…", gone: "no such game" }[state];
+  el.textContent = { open: "connected", connecting: "connecting…", closed: "reconnecting…", offline: "offline", gone: "no such game" }[state];
   if (state === "gone") showError("This game does not exist, or it is private and the link lacks its token.");
+  renderQueued();
 }
 
 // --- rendering -----------------------------------------------------------------------------
@@ -148,19 +162,27 @@ function positionChanged() {
   }
   renderCounters(S.review === null ? S.view : null);
   requestSteps();
+  if (S.focusPrompt && S.you && S.you.seat) {
+    S.focusPrompt = false;
+    $("prompt-line").focus();
+  }
 }
 
 function renderHeader() {
   if (!S.game) return;
   const opts = Object.entries(S.game.options || {}).map(([k, v]) => `${k} ${v}`).join(", ");
   $("game-title").textContent = `${S.game.title}${opts ? ` (${opts})` : ""}`;
-  document.title = `${S.game.title} · Hexmoot`;
+  const turn = myTurn();
+  document.title = `${turn ? "● Your turn · " : ""}${S.game.title} · Hexmoot`;
+  if (ICON) ICON.href = turn ? root.dataset.turnIcon : PLAIN_ICON;
   $("spectators").textContent = `${S.spectators} watching`;
   $("download").href = `/games/${gameId}/record.json${token ? `?token=${encodeURIComponent(token)}` : ""}`;
   const rules = $("rules-link"); // the page knows its game only from the snapshot
   rules.href = `/rules/${encodeURIComponent(S.game.game)}`;
   rules.textContent = `${S.game.title} rules`;
   rules.hidden = false;
+  const entry = (S.catalogue || []).find((x) => x.slug === S.game.game);
+  if (entry && entry.notation && entry.notation[0]) $("move-input").placeholder = `type a move, e.g. ${entry.notation[0]}`;
 }
 
 function playerName(seat) {
@@ -186,13 +208,44 @@ function renderPlayers() {
   $("players").innerHTML = out.join("");
 }
 
+// Why a game ended, in words (games/*: each game's outcome reasons; the server's resignation,
+// timeout and abandoned). {loser} is the losing player's name.
+const ENDS = {
+  "no-moves": "no moves were left", "ply-limit": "the move limit was reached", "double-pass": "both players passed",
+  "stock-exhausted": "the stock ran out", repetition: "a position repeated", resignation: "{loser} resigned",
+  timeout: "{loser} ran out of time", abandoned: "the game was abandoned",
+};
+const GAME_ENDS = { sgolte: { "no-moves": "{loser} had no legal move" } };
+// Scores that are lists are compared item by item: their terms.
+const LIST_TERMS = { valaturna: "on the tallest stacks", harmijan: "on the creatures' values" };
+
+/** "6·6·5 to 6·6·4": both lists up to the first item that differs (the one that decides). */
+function listScores(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i += 1;
+  const from = Math.max(0, i - 2);
+  const part = (x) => (from ? "…·" : "") + (x.slice(from, i + 1).join("·") || "nothing");
+  return i >= a.length && i >= b.length ? `${part(a)} each` : `${part(a)} to ${part(b)}`;
+}
+
 function resultText(r) {
   if (!r) return "";
-  const scores = r.scores ? ` (${r.scores.map((s) => (Array.isArray(s) ? s.join("·") : s)).join(" – ")})` : "";
-  const reason = r.reason.replace(/-/g, " ");
-  if (r.winner === null) return `Draw by ${reason}${scores}.`;
-  const colour = r.colour ? ` (${colourName(r.colour)})` : "";
-  return `${playerName(r.winner)}${colour} wins by ${reason}${scores}.`;
+  const slug = S.game ? S.game.game : "";
+  const win = r.winner;
+  const loser = win ? playerName(3 - win) : "";
+  const why = ((GAME_ENDS[slug] || {})[r.reason] || ENDS[r.reason] || r.reason.replace(/-/g, " ")).replace("{loser}", loser);
+  let score = "";
+  if (r.scores) {
+    const [a, b] = win === 2 ? [r.scores[1], r.scores[0]] : r.scores;
+    score = Array.isArray(a) ? ` ${listScores(a, b)} ${LIST_TERMS[slug] || ""}`.trimEnd() : ` ${a}–${b}`;
+  }
+  if (win === null || win === undefined) return `Draw${score} — ${why}.`;
+  const who = r.colour ? `${cap(colourName(r.colour))} (${playerName(win)})` : playerName(win);
+  return `${who} wins${score} — ${why}.`;
+}
+
+function cap(s) {
+  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 function renderStatus() {
@@ -207,6 +260,7 @@ function renderStatus() {
   else if (mine) text = "Your move.";
   else text = `${playerName(g.to_move)} to move.`;
   $("status").textContent = text;
+  $("turn-bar").classList.toggle("mine", mine);
   $("result").hidden = !g.result;
   $("result").textContent = resultText(g.result);
   $("imported").hidden = !g.imported;
@@ -217,12 +271,14 @@ function renderStatus() {
   $("invite").hidden = !inviting;
   if (inviting) $("invite-url").value = location.origin + saved2.invite_url;
   $("join").hidden = !(g.status === "waiting" && !(S.you && S.you.seat) && (token || g.public));
+  $("cancel-box").hidden = !(g.status === "waiting" && S.you && S.you.seat);
   const playing = g.status === "active" && S.you && S.you.seat;
   $("resign-box").hidden = !playing;
-  $("move-form").hidden = !playing;
+  $("typed").hidden = !playing;
 }
 
 function renderCounters(view) {
+  if (view) renderLegend($("legend"), view);
   const el = $("counters");
   if (!view || !view.counters) {
     el.innerHTML = "";
@@ -239,19 +295,61 @@ function renderCounters(view) {
 
 function renderMoves() {
   const current = S.review === null ? S.moves.length : S.review;
-  const html = moveRows(S.moves).map((row) => {
-    const cells = row.plies.map(([ply, text]) =>
-      `<button type="button" data-ply="${ply}"${ply === current ? ' aria-current="true"' : ""}>${escapeHtml(text)}</button>`);
-    while (cells.length < 2) cells.push("<span></span>");
-    return `<span class="num">${row.num}.</span>${cells.join("")}`;
+  const t = moveTable(S.moves, S.view, firstColour());
+  const btn = ([ply, text]) =>
+    `<button type="button" data-ply="${ply}"${ply === current ? ' aria-current="true"' : ""}>${escapeHtml(text)}</button>`;
+  const head = t.columns.map((c) => {
+    const seat = seatOf(c);
+    return `<th scope="col"><span class="swatch pc-${colourClass(c)}"></span> ${cap(colourName(c))}${seat ? ` <span class="who">${escapeHtml(playerName(seat))}</span>` : ""}</th>`;
+  });
+  const rows = t.rows.map((row) => {
+    const cells = row.wide ? [`<td colspan="2">${btn(row.plies[0])}</td>`] : [0, 1].map((i) => `<td>${row.plies[i] ? btn(row.plies[i]) : ""}</td>`);
+    return `<tr><th scope="row">${escapeHtml(row.label)}</th>${cells.join("")}</tr>`;
   });
   const el = $("moves");
-  el.innerHTML = html.join("");
+  el.innerHTML =
+    `<table class="move-table"><caption class="visually-hidden">Moves</caption>` +
+    `<thead><tr><th scope="col"><span class="visually-hidden">Move</span></th>${head.join("") || '<th scope="col" colspan="2"></th>'}</tr></thead>` +
+    `<tbody>${rows.join("")}</tbody></table>`;
   const slider = $("ply-slider");
   slider.max = String(S.moves.length);
   slider.value = String(current);
   const cur = el.querySelector('[aria-current="true"]');
-  if (cur && S.review === null) el.scrollTop = el.scrollHeight;
+  if (cur) {
+    const box = el.getBoundingClientRect();
+    const r = cur.getBoundingClientRect();
+    if (r.top < box.top || r.bottom > box.bottom) el.scrollTop += r.top - box.top - (el.clientHeight - r.height) / 2;
+  }
+  S.plyLabel = t.label;
+}
+
+function seatOf(colour) {
+  const cs = (S.view && S.view.colours) || {};
+  return [1, 2].find((seat) => cs[String(seat)] === colour) || null;
+}
+
+/** The colour that moves first after the opening: from the live view's turn when the game is on,
+ *  else from the view after the opening (asked for once). */
+function firstColour() {
+  if (S.firstColour) return S.firstColour;
+  const v = S.view;
+  if (!v || !v.colours) return null;
+  const setup = setupPlies(S.moves, v);
+  if (v.phase === "play" && v.to_move) {
+    const c = v.colours[String(v.to_move)];
+    const other = Object.values(v.colours).find((x) => x && x !== c);
+    return (S.moves.length - setup) % 2 === 0 ? c : other;
+  }
+  if (v.phase === "over" && S.moves.length > setup && !S.askedFirst) {
+    S.askedFirst = true;
+    history.at(setup, S.game, S.moves.slice()).then((w) => {
+      if (w && w.to_move && w.colours) {
+        S.firstColour = w.colours[String(w.to_move)];
+        renderMoves();
+      }
+    }, () => {});
+  }
+  return null;
 }
 
 // --- move entry ----------------------------------------------------------------------------
@@ -273,6 +371,7 @@ function requestSteps() {
 
 function renderEntry() {
   const live = S.review === null && myTurn() && !S.sending;
+  renderQueued();
   const st = live && S.steps && S.stepsId === S.steps.msg_id ? S.steps : null;
   const cellIds = new Set((S.view ? S.view.cells : []).map((c) => c.id));
   const next = st ? st.next : [];
@@ -290,13 +389,17 @@ function renderEntry() {
   const canPlay = st && st.complete && st.next.length > 0;
   $("play-move").hidden = !canPlay;
   if (canPlay) $("play-move").textContent = `Play ${st.move}`;
+  $("prompt").textContent = st && st.prompt ? st.prompt : "";
+  $("hint").hidden = !live;
   $("cancel-move").hidden = !(live && S.prefix.length);
   $("entry").hidden = $("play-move").hidden && $("cancel-move").hidden;
   if (st && st.complete && st.next.length === 0) submitMove(st.move);
 }
 
-function clickToken(t) {
+function clickToken(t, word) {
   if (!S.steps || !S.steps.next.includes(t)) return;
+  if (word) S.focusPrompt = true;
+  S.lastEvent = "";
   S.prefix = [...S.prefix, t];
   S.steps = null;
   requestSteps();
@@ -308,8 +411,22 @@ function submitMove(text) {
   S.sending = msg.msg_id;
   S.steps = null;
   showError("");
+  S.sendingText = text;
   socket.sendReliable(msg);
   renderEntry();
+}
+
+function renderQueued() {
+  const el = $("queued");
+  el.hidden = !S.sending;
+  if (S.sending) el.textContent = S.conn === "open" ? `Sending ${S.sendingText}…` : `${S.sendingText} is queued: it goes when the connection is back.`;
+  el.dataset.state = S.conn === "open" ? "sending" : "queued";
+}
+
+function cancelPrefix() {
+  if (!S.prefix.length) return;
+  S.prefix = [];
+  requestSteps();
 }
 
 function showHint(token, hint) {
@@ -348,7 +465,7 @@ async function showPly(ply) {
     showError(err.message);
   }
   $("review-banner").hidden = false;
-  $("review-text").textContent = `Position after move ${p} of ${last}.`;
+  $("review-text").textContent = `Position after ${S.plyLabel(p)} (ply ${p} of ${last}).`;
   $("back-to-game").textContent = S.game.status === "active" ? "Back to the game" : "Last position";
 }
 
@@ -376,12 +493,36 @@ function currentPly() {
 
 // --- controls ------------------------------------------------------------------------------
 
-function showError(text) {
+function showError(text, rule) {
   $("error").textContent = text || "";
+  const el = $("error-rule");
+  el.hidden = !(text && rule && S.game);
+  if (!el.hidden) {
+    const a = document.createElement("a");
+    a.href = `/rules/${encodeURIComponent(S.game.game)}#${encodeURIComponent(rule)}`;
+    a.textContent = `rule ${rule}`;
+    el.replaceChildren("Why: see ", a, ` of the ${S.game.title} rules.`);
+  }
 }
 
-function announce(text) {
-  $("announce").textContent = text;
+let audio = null;
+function beep() {
+  if (!$("sound").checked) return;
+  audio = audio || new AudioContext();
+  const osc = audio.createOscillator();
+  const gain = audio.createGain();
+  const t = audio.currentTime;
+  osc.frequency.value = 660;
+  gain.gain.setValueAtTime(0.15, t);
+  gain.gain.exponentialRampToValueAtTime(0.001, t + 0.25);
+  osc.connect(gain).connect(audio.destination);
+  osc.start();
+  osc.stop(t + 0.25);
+}
+// The board's announcements (offered cells) follow the last event's instead of replacing it.
+function announce(text, fromBoard) {
+  if (!fromBoard) S.lastEvent = text;
+  $("announce").textContent = fromBoard && S.lastEvent ? `${S.lastEvent} ${text}` : text;
 }
 
 function escapeHtml(s) {
@@ -390,12 +531,12 @@ function escapeHtml(s) {
 
 $("choices").addEventListener("click", (e) => {
   const b = e.target.closest("[data-token]");
-  if (b) clickToken(b.dataset.token);
+  if (b) clickToken(b.dataset.token, true);
 });
 $("play-move").addEventListener("click", () => S.steps && submitMove(S.steps.move));
 $("cancel-move").addEventListener("click", () => {
-  S.prefix = [];
-  requestSteps();
+  cancelPrefix();
+  $("prompt-line").focus();
 });
 $("move-form").addEventListener("submit", (e) => {
   e.preventDefault();
@@ -421,7 +562,7 @@ $("join-button").addEventListener("click", async () => {
     });
     if (!named.ok) {
       const body = await named.json();
-      showError(body.error ? body.error.message : "that name cannot be used");
+      showError(body.error ? body.error.message : "That name cannot be used.", body.error && body.error.rule);
       return;
     }
   }
@@ -437,11 +578,39 @@ $("join-button").addEventListener("click", async () => {
   });
   const body = await res.json();
   if (!res.ok) {
-    showError(body.error ? body.error.message : "could not join");
+    const full = body.error && /full|taken|started|seat/i.test(`${body.error.code} ${body.error.message}`);
+    $("full-notice").hidden = !full;
+    showError(full ? "" : body.error ? body.error.message : "Could not join.");
     return;
   }
+  S.focusPrompt = true; // once seated, the prompt says what to do
   socket.restart(); // the next catchup or snapshot names our seat
 });
+$("cancel-game").addEventListener("click", async () => {
+  const res = await fetch(`/api/games/${gameId}/cancel`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+  if (!res.ok) {
+    const body = await res.json().catch(() => ({}));
+    showError(body.error ? body.error.message : "Could not cancel the game.");
+    return;
+  }
+  socket.restart();
+  $("prompt-line").focus();
+});
+$("flip").hidden = typeof board.setFlipped !== "function";
+$("flip").addEventListener("click", () => {
+  S.flipped = !S.flipped;
+  board.setFlipped(S.flipped);
+  $("flip").setAttribute("aria-pressed", String(S.flipped));
+});
+$("sound").checked = localStorage.getItem("hexmoot-sound") === "on";
+$("sound").addEventListener("change", (e) => {
+  localStorage.setItem("hexmoot-sound", e.target.checked ? "on" : "off");
+  if (e.target.checked) beep();
+});
+fetch("/api/catalogue").then((r) => r.json()).then((cat) => {
+  S.catalogue = cat.games || [];
+  renderHeader();
+}, () => {});
 $("copy-invite").addEventListener("click", async () => {
   const input = $("invite-url");
   try {
@@ -473,9 +642,8 @@ document.addEventListener("keydown", (e) => {
     showPly(0);
   } else if (e.key === "End") {
     goLive();
-  } else if (e.key === "Escape" && S.prefix.length) {
-    S.prefix = [];
-    requestSteps();
+  } else if (e.key === "Escape") {
+    cancelPrefix();
   }
 });
 

@@ -52,12 +52,34 @@ export class History {
   }
 }
 
-/** Move-list rows: [{num, plies: [[ply, text], ...]}], two plies a row. */
-export function moveRows(moves) {
+const CHOICES = ["black", "white"];
+
+/** Plies before the colours alternate: the opening and the pie choice (a colour word). */
+export function setupPlies(moves, view) {
+  if (moves.length >= 2 && CHOICES.includes(String(moves[1]).toLowerCase())) return 2;
+  if (view && view.phase === "choose" && moves.length === 1) return 1;
+  return 0;
+}
+
+/** The move list: `columns` (colours, first mover after the opening first), `rows` (the opening
+ *  and the choice on rows of their own) and `label(ply)` ("3. White", as the rows number it). */
+export function moveTable(moves, view, first) {
+  const setup = setupPlies(moves, view);
+  const colours = Object.values((view && view.colours) || {}).filter(Boolean);
+  const columns = first ? [first, ...colours.filter((c) => c !== first)] : [];
   const rows = [];
+  const names = ["Opening", "Choice"];
   moves.forEach((text, i) => {
-    if (i % 2 === 0) rows.push({ num: i / 2 + 1, plies: [] });
-    rows[rows.length - 1].plies.push([i + 1, text]);
+    const ply = i + 1;
+    if (ply <= setup) rows.push({ label: names[i], plies: [[ply, i === 1 ? `takes ${text}` : text]], wide: true });
+    else if ((ply - setup) % 2 === 1) rows.push({ label: `${(ply - setup + 1) / 2}.`, plies: [[ply, text]] });
+    else rows[rows.length - 1].plies.push([ply, text]);
   });
-  return rows;
+  const label = (ply) => {
+    if (ply === 0) return "the start";
+    if (ply <= setup) return `the ${names[ply - 1].toLowerCase()}`;
+    const c = columns[(ply - setup + 1) % 2];
+    return `${Math.ceil((ply - setup) / 2)}.${c ? ` ${c.charAt(0).toUpperCase()}${c.slice(1)}` : ""}`;
+  };
+  return { columns, rows, label };
 }

@@ -3,7 +3,8 @@
 // same msg_id until acknowledged, so a move sent while disconnected is neither lost nor doubled
 // (docs/protocol.md, "Reconnecting").
 
-const PING_MS = 25000;
+// Heartbeat: a ping every 25 s; no answer within 10 s means offline (tests move page.clock).
+export const HEARTBEAT = { pingMs: 25000, answerMs: 10000, checkMs: 5000 };
 
 let counter = 0;
 
@@ -29,6 +30,19 @@ export class ReconnectingSocket {
     this.timer = null;
     this.ping = null;
     this.stopped = false;
+    this.heard = Date.now();
+    this.offline = !navigator.onLine; // shown as "offline" until a message is heard online
+    window.addEventListener("offline", () => this.lost());
+    window.addEventListener("online", () => {
+      if (!this.stopped) this.restart();
+    });
+  }
+
+  /** The network is gone or silent: say so, and try a fresh connection. */
+  lost() {
+    this.offline = true;
+    this.status(this.state);
+    if (!this.stopped && this.ws && this.ws.readyState === WebSocket.OPEN) this.restart();
   }
 
   url() {
@@ -49,13 +63,28 @@ export class ReconnectingSocket {
     ws.onopen = () => {
       if (ws !== this.ws) return;
       this.attempts = 0;
+      this.heard = Date.now();
       this.status("open");
       for (const msg of this.pending.values()) ws.send(JSON.stringify(msg));
       clearInterval(this.ping);
-      this.ping = setInterval(() => this.send({ type: "ping" }), PING_MS);
+      let pinged = Date.now();
+      let waiting = false; // a ping is out and nothing has come since
+      this.ping = setInterval(() => {
+        const now = Date.now();
+        if (waiting && this.heard < pinged && now - pinged >= HEARTBEAT.answerMs) this.lost();
+        else if (now - pinged >= HEARTBEAT.pingMs) {
+          pinged = now;
+          waiting = this.send({ type: "ping" });
+        }
+      }, HEARTBEAT.checkMs);
     };
     ws.onmessage = (e) => {
       if (ws !== this.ws) return;
+      this.heard = Date.now();
+      if (this.offline && navigator.onLine) {
+        this.offline = false;
+        this.status(this.state);
+      }
       let msg;
       try {
         msg = JSON.parse(e.data);
@@ -85,7 +114,7 @@ export class ReconnectingSocket {
 
   status(s) {
     this.state = s;
-    if (this.opts.onStatus) this.opts.onStatus(s);
+    if (this.opts.onStatus) this.opts.onStatus(this.offline && s !== "gone" ? "offline" : s);
   }
 
   /** Send now if connected; otherwise drop it (use `sendReliable` for moves). */

@@ -216,6 +216,7 @@ def test_jotun_hover_previews_the_path(
     assert page.evaluate("window.hexmoot.state.prefix") == []
     expect(page.locator("#board .chosen")).to_have_count(0)
     # a typed move the rules refuse is answered with the server's reason, and changes nothing
+    page.click("#typed summary")  # the typed box is a disclosure of its own
     page.fill("#move-input", "z9")
     page.press("#move-input", "Enter")
     expect(page.locator("#error")).to_contain_text("z9")
@@ -256,6 +257,7 @@ def test_review_during_a_live_game_and_back(
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => window.hexmoot.state.shown === 2")
     screenshots.page(page, "review-during-game")
+    page.click("#typed summary")  # the typed box is a disclosure of its own
     page.fill("#move-input", "pass")  # typing a move works while reviewing
     page.press("#move-input", "Enter")
     page.wait_for_function("() => window.hexmoot.state.moves.length === 6")

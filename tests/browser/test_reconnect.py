@@ -91,6 +91,7 @@ def test_reconnection_keeps_every_move(
     mover, waiter = waiter, mover
     cell = legal_cell(mover)
     cut(mover)
+    mover.click("#typed summary")  # the typed box is a disclosure apart from the board's confirm
     mover.fill("#move-input", cell)
     mover.press("#move-input", "Enter")
     # The page has taken the move and holds it for the reconnection: its only way out is the
