@@ -201,6 +201,9 @@ export class Board {
     svg.setAttribute("aria-label", `${this.opts.title || `${v.game} board`}${this.flipped ? " (flipped)" : ""}`);
     if (this.live) {
       svg.setAttribute("role", "grid");
+      // Chromium makes an svg (a scroll container) a tab stop of its own, where the arrows do
+      // nothing: out of the tab order, so Tab lands on the cell that holds the board's one stop
+      svg.setAttribute("tabindex", "-1");
       svg.setAttribute(
         "aria-description",
         "Arrow keys move between cells: left and right along the row, up and down to the next row. Enter or Space plays the cell, Escape cancels.",
