@@ -278,7 +278,10 @@ function renderStatus() {
 }
 
 function renderCounters(view) {
-  if (view) renderLegend($("legend"), view);
+  if (view) {
+    renderLegend($("legend"), view);
+    $("position-text").textContent = board.describe(); // the board as text, for screen readers
+  }
   const el = $("counters");
   if (!view || !view.counters) {
     el.innerHTML = "";
@@ -647,4 +650,6 @@ document.addEventListener("keydown", (e) => {
   }
 });
 
+// the legend is open where there is room; on a phone it waits for a tap, below the board
+if (matchMedia("(min-width: 700px)").matches) $("legend-box").open = true;
 socket.connect();

@@ -126,4 +126,6 @@ def test_a_whole_short_game_from_the_keyboard(
         "pass",
         "pass",
     ]
+    # the position in words, for a screen reader, names the stone just placed
+    expect(second.locator("#position-text")).to_contain_text(placed)
     screenshots.page(second, "keyboard-game-over")
