@@ -41,11 +41,14 @@ LINKS: dict[tuple[tuple[str, str], str], dict[str, tuple[tuple[str, str], dict[s
     (CREATE, "201"): {
         "Join": (JOIN, {"game_id": "$response.body#/id"}, {"token": "$response.body#/join_token"}),
         "Steps": (STEPS, _CREATED, None),
-        "Cancel": (CANCEL, {"game_id": "$response.body#/id"}, None),
     },
-    # A joined game's first move comes from its steps (the answer to join names no move).
+    # A joined game's first move comes from its steps (the answer to join names no move). Cancel
+    # follows join, not create: after create it ended most of the fuzzer's games before anyone
+    # joined (38 of 84 in one run, and no move was reached); after join it must be refused
+    # (game_started) and change nothing. A creator's successful cancel is tests/app/test_cancel.py's.
     (JOIN, "200"): {
         "Steps": (STEPS, {"game_id": "$response.body#/id"}, None),
+        "Cancel": (CANCEL, {"game_id": "$response.body#/id"}, None),
     },
     (STEPS, "200"): {
         # The first token that may follow; in several games one token is a whole move.
