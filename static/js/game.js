@@ -182,7 +182,7 @@ function renderHeader() {
   rules.textContent = `${S.game.title} rules`;
   rules.hidden = false;
   const entry = (S.catalogue || []).find((x) => x.slug === S.game.game);
-  if (entry && entry.notation && entry.notation[0]) $("move-input").placeholder = `type a move, e.g. ${entry.notation[0]}`;
+  if (entry && entry.notation && entry.notation[0]) $("move-input").placeholder = `e.g. ${entry.notation[0]}`;
 }
 
 function playerName(seat) {
