@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.sync_api import Browser, Locator, Page, Playwright, expect
+from playwright.sync_api import Browser, Locator, Page, Playwright, WebSocket, expect
 
 from tests.support.gameplay import MovePicker
 from tests.support.server import LiveServer
@@ -249,3 +249,39 @@ def join_game(
         page.click(f'[data-join="{game_id}"]')
         page.wait_for_url(f"**/games/{game_id}")
     expect(page.locator("#players")).to_contain_text(name)
+
+
+class Heartbeats:
+    """Counts the pings a page's sockets send and the pongs they hear, so that a test moving the
+    fake clock (``page.clock``) far ahead can let each ping be answered, as it would be in a real
+    tab left idle: ``run_for`` fires the page's timers in one go, and a pong cannot arrive in the
+    middle of it, so a long jump would make the heartbeat (static/js/socket.js) declare the socket
+    dead and reconnect, and the server's real clock would then disagree with the page's."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.pings = 0
+        self.pongs = 0
+        self.sockets: list[WebSocket] = []
+        page.on("websocket", self._watch)
+
+    def _watch(self, ws: WebSocket) -> None:
+        self.sockets.append(ws)
+        ws.on("framesent", lambda payload: self._count(payload, "ping"))
+        ws.on("framereceived", lambda payload: self._count(payload, "pong"))
+
+    def _count(self, payload: str | bytes, kind: str) -> None:
+        if isinstance(payload, str) and f'"{kind}"' in payload:
+            if kind == "ping":
+                self.pings += 1
+            else:
+                self.pongs += 1
+
+    def idle(self, ms: int, step: int = 5_000) -> None:
+        """Move the page's fake clock ``ms`` ahead in steps of the heartbeat's check interval,
+        waiting after each step for the answer to any ping it sent (a network event, not a timer)."""
+        while ms > 0:
+            self.page.clock.run_for(min(step, ms))
+            ms -= step
+            while self.pongs < self.pings:
+                self.sockets[-1].wait_for_event("framereceived", timeout=10_000)

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Request, WebSocket, expect
 
 from tests.browser.conftest import Guests
-from tests.browser.helpers import ApiGame, Screenshots
+from tests.browser.helpers import ApiGame, Heartbeats, Screenshots
 from tests.support.server import LiveServer
 
 
@@ -45,17 +45,19 @@ def test_lobby_follows_the_live_socket_and_never_polls(
     page = guests.page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(urlsplit(r.url).path))
+    beats = Heartbeats(page)
     page.clock.install()
     page.goto(server.url + "/")
     card = page.locator(f'#live-games .mini[data-id="{game.id}"]')
     expect(card).to_contain_text("2 moves")
     # A minute passes: the old lobby fetched /api/live on load and every 15 s after.
-    page.clock.run_for(60_000)
+    beats.idle(60_000)
     before = page.evaluate(BOARD, game.id)
     game.play_random(rng, 1)
     expect(card).to_contain_text("3 moves")  # from the socket, no reload, no poll
     page.wait_for_function(f"(b) => ({BOARD})({game.id!r}) !== b", arg=before)
-    page.clock.run_for(60_000)
+    beats.idle(60_000)
+    assert len(beats.sockets) == 1  # one socket all along: the update came over it
     assert "/api/live" not in requests, requests
     assert "/api/games/open" not in requests  # the open list comes over the socket too
     for theme in ("light", "dark"):

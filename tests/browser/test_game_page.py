@@ -112,9 +112,7 @@ def test_prompt_above_the_board_and_one_clear_confirm(
         expect(page.locator("#send-typed")).to_have_text("Send typed move")
         catalogue = httpx.get(f"{server.url}/api/catalogue").json()["games"]
         example = next(c for c in catalogue if c["slug"] == "jotun")["notation"][0]
-        expect(page.locator("#move-input")).to_have_attribute(
-            "placeholder", f"e.g. {example}"
-        )
+        expect(page.locator("#move-input")).to_have_attribute("placeholder", f"e.g. {example}")
         assert page.locator("#typed #play-move").count() == 0
         no_overflow(page)
         screenshots.page(page, f"confirm-{width}")

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Guests
-from tests.browser.helpers import ApiGame, Screenshots
+from tests.browser.helpers import ApiGame, Heartbeats, Screenshots
 from tests.support.server import LiveServer
 
 LONG_NAME = "Wolfeschlegelsteinhausen"[:24]
@@ -118,6 +118,7 @@ def test_the_idle_lobby_makes_no_request_and_ages_its_entries(
     api_games.append(game)
     game.play_random(random.Random(4), 2)
     page = guests.page()
+    beats = Heartbeats(page)
     page.clock.install()
     page.goto(server.url + "/")
     card = page.locator(f'#live-games .mini[data-id="{game.id}"]')
@@ -132,11 +133,13 @@ def test_the_idle_lobby_makes_no_request_and_ages_its_entries(
         ).raise_for_status()
     waiting = page.locator(f'#open-games li[data-game="{made.json()["id"]}"]')
     expect(waiting.locator("[data-join]")).to_be_visible()
-    page.clock.run_for(210_000)  # 3.5 min: the creation came a few seconds later
+    beats.idle(210_000)  # 3.5 min: the creation came a few seconds later
     expect(card.locator("time")).to_have_text("moved 3 min ago")
     expect(waiting.locator("time")).to_have_text("created 3 min ago")
     # 28 more minutes, no move: past the 30 minute cut-off both leave, with no message.
-    page.clock.run_for(28 * 60_000)
+    beats.idle(28 * 60_000)
+    # the socket stayed up: every ping of the half hour was answered, and it never reconnected
+    assert beats.pongs > 60 and len(beats.sockets) == 1
     expect(card).to_have_count(0)
     expect(waiting).to_have_count(0)
     expect(page.locator("#live-games p.muted", has_text="No game")).to_be_visible()
