@@ -199,7 +199,7 @@ class LifecycleService:
             game = await core.visible(session, game_id, visitor, None)
             if game.creator_id != visitor.id or game.seat_of(visitor.id) is None:
                 raise AppError(
-                    ErrorCode.NOT_A_PLAYER, "only the player who created this game can cancel it"
+                    ErrorCode.NOT_A_PLAYER, "Only the player who created this game can cancel it"
                 )
             _cancellable(game)
             position = await core.position(session, game)
@@ -219,7 +219,7 @@ def _cancellable(game: Game) -> None:
     """Nothing if ``game`` still waits for its second player; why it cannot be cancelled else."""
     if game.status == "active":
         raise AppError(
-            ErrorCode.GAME_STARTED, "someone joined this game: it can no longer be cancelled"
+            ErrorCode.GAME_STARTED, "Someone joined this game: it can no longer be cancelled"
         )
     if game.status != "waiting":
-        raise AppError(ErrorCode.GAME_OVER, "this game is over")
+        raise AppError(ErrorCode.GAME_OVER, "This game is over")
