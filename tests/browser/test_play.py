@@ -108,7 +108,8 @@ def test_play_watch_archive_replay(
             page = players[seat]
             page.click('#choices button[data-token="pass"]')
             played.append("pass")
-            wait_moves(cy, played)
+            for watcher in (ann, bo, cy):  # ann's to_move is read next: it must have the pass
+                wait_moves(watcher, played)
     elif plan.ending == "resign":
         seat = int(ann.evaluate("window.hexmoot.state.game.to_move"))
         page = players[seat]
