@@ -57,6 +57,22 @@ class ErrorCode(StrEnum):
     BODY_TOO_LARGE = "body_too_large"
     BODY_TIMEOUT = "body_timeout"
     NAME_REQUIRED = "name_required"  # package "records" (issue 14): import needs a chosen name
+    # accounts, challenges and ratings (issue 16)
+    NOT_SIGNED_IN = "not_signed_in"
+    BAD_CREDENTIALS = "bad_credentials"
+    USERNAME_TAKEN = "username_taken"
+    BAD_USERNAME = "bad_username"
+    WEAK_PASSWORD = "weak_password"
+    BAD_EMAIL = "bad_email"
+    EMAIL_DISABLED = "email_disabled"
+    SESSION_NOT_FOUND = "session_not_found"
+    ACCOUNT_REQUIRED = "account_required"
+    PLAYER_NOT_FOUND = "player_not_found"
+    CHALLENGE_NOT_FOUND = "challenge_not_found"
+    CHALLENGE_CLOSED = "challenge_closed"
+    CANNOT_CHALLENGE_SELF = "cannot_challenge_self"
+    BAD_ORIGIN = "bad_origin"
+    BAD_RECOVERY_TOKEN = "bad_recovery_token"
     # the server's own fault or load
     RULES_TIMEOUT = "rules_timeout"
     INTERNAL_ERROR = "internal_error"
@@ -99,6 +115,21 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.BODY_TOO_LARGE: 413,
     ErrorCode.BODY_TIMEOUT: 408,
     ErrorCode.NAME_REQUIRED: 403,
+    ErrorCode.NOT_SIGNED_IN: 401,
+    ErrorCode.BAD_CREDENTIALS: 401,
+    ErrorCode.USERNAME_TAKEN: 409,
+    ErrorCode.BAD_USERNAME: 422,
+    ErrorCode.WEAK_PASSWORD: 422,
+    ErrorCode.BAD_EMAIL: 422,
+    ErrorCode.EMAIL_DISABLED: 409,
+    ErrorCode.SESSION_NOT_FOUND: 404,
+    ErrorCode.ACCOUNT_REQUIRED: 403,
+    ErrorCode.PLAYER_NOT_FOUND: 404,
+    ErrorCode.CHALLENGE_NOT_FOUND: 404,
+    ErrorCode.CHALLENGE_CLOSED: 409,
+    ErrorCode.CANNOT_CHALLENGE_SELF: 422,
+    ErrorCode.BAD_ORIGIN: 403,
+    ErrorCode.BAD_RECOVERY_TOKEN: 403,
     ErrorCode.RULES_TIMEOUT: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }

@@ -14,11 +14,13 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
+    Float,
     ForeignKey,
     Index,
     Integer,
     String,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -31,7 +33,12 @@ class Base(DeclarativeBase):
 
 
 class Player(Base):
-    """A visitor: a guest now, attachable to an account later."""
+    """A visitor: a guest, or one of an account's players.
+
+    A row whose ``account_id`` is set is *owned*: the account's primary player (``Account.player_id``)
+    or a guest the account claimed. An owned player acts only through a session of its account; a
+    guest cookie naming it counts as no cookie.
+    """
 
     __tablename__ = "players"
 
@@ -70,6 +77,8 @@ class Game(Base):
     reason: Mapped[str | None] = mapped_column(String(32))
     result_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     imported: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Chosen at creation; only a game between two accounts can be rated (issue 16).
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # The name of the guest who imported the record (None for games played here).
     imported_by: Mapped[str | None] = mapped_column(String(NAME_MAX))
     created_at: Mapped[int] = mapped_column(BigInteger)
@@ -93,6 +102,9 @@ class Game(Base):
             "player2_key",
             postgresql_ops={"player2_key": "varchar_pattern_ops"},
         ).ddl_if(dialect="postgresql"),
+        # A player identity's games (an account's players, or one guest): the archive, profiles.
+        Index("ix_games_p1_id", "player1_id", "finished_at", "id"),
+        Index("ix_games_p2_id", "player2_id", "finished_at", "id"),
         Index("ix_games_activity", "status", "last_activity_at"),
         Index("ix_games_open", "status", "public", "created_at"),
     )
@@ -142,3 +154,127 @@ class Event(Base):
     created_at: Mapped[int] = mapped_column(BigInteger)
 
     __table_args__ = (UniqueConstraint("game_id", "player_id", "msg_id", name="uq_events_msg"),)
+
+
+# --- Accounts (issue 16) ------------------------------------------------------------------------
+
+
+class Account(Base):
+    """A registered player: a unique username, a password hash, its players and settings.
+
+    ``username_key`` is the username under NFKC and case folding: two usernames that differ only in
+    case or compatibility forms are the same account. ``player_id`` is the primary player, the one
+    that takes seats while a session of the account is used.
+    """
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(24))
+    username_key: Mapped[str] = mapped_column(String(64), unique=True)
+    display_name: Mapped[str] = mapped_column(String(NAME_MAX))
+    player_id: Mapped[str] = mapped_column(ForeignKey("players.id"), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    email: Mapped[str | None] = mapped_column(String(254))
+    email_key: Mapped[str | None] = mapped_column(String(254), index=True)
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[int] = mapped_column(BigInteger)
+    last_seen_at: Mapped[int] = mapped_column(BigInteger)
+    password_changed_at: Mapped[int] = mapped_column(BigInteger)
+    digest_sent_at: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class AccountSession(Base):
+    """A login: the sha256 of the cookie's random token, revocable and expiring."""
+
+    __tablename__ = "account_sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[int] = mapped_column(BigInteger)
+    last_seen_at: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[int] = mapped_column(BigInteger)
+    revoked_at: Mapped[int | None] = mapped_column(BigInteger)
+    user_agent: Mapped[str | None] = mapped_column(String(200))
+    ip: Mapped[str | None] = mapped_column(String(64))
+
+
+class RecoveryToken(Base):
+    """A password recovery link: the sha256 of its token, single-use and expiring."""
+
+    __tablename__ = "recovery_tokens"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[int] = mapped_column(BigInteger)
+    used_at: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class Rating(Base):
+    """An account's Glicko-2 rating in one game."""
+
+    __tablename__ = "ratings"
+
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    slug: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (Index("ix_ratings_board", "slug", "rating"),)
+
+
+class RatingChange(Base):
+    """What a rated game did to its players' ratings. Keyed by the game: at most one per game, so
+    a game can never be rated twice."""
+
+    __tablename__ = "rating_changes"
+
+    game_id: Mapped[str] = mapped_column(
+        ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
+    slug: Mapped[str] = mapped_column(String(32))
+    account1_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    account2_id: Mapped[int] = mapped_column(ForeignKey("accounts.id"), index=True)
+    before1: Mapped[float] = mapped_column(Float)
+    after1: Mapped[float] = mapped_column(Float)
+    before2: Mapped[float] = mapped_column(Float)
+    after2: Mapped[float] = mapped_column(Float)
+    deviation1: Mapped[float] = mapped_column(Float)
+    deviation2: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class Challenge(Base):
+    """A direct challenge from one account to another, until it is answered or cancelled."""
+
+    __tablename__ = "challenges"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    challenger_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    challenged_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    slug: Mapped[str] = mapped_column(String(32))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    seat: Mapped[str] = mapped_column(String(8))
+    rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    # pending, accepted, declined, cancelled
+    status: Mapped[str] = mapped_column(String(16))
+    game_id: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[int] = mapped_column(BigInteger)
+    answered_at: Mapped[int | None] = mapped_column(BigInteger)

@@ -73,10 +73,13 @@ class Position:
 
 @dataclass(frozen=True)
 class Visitor:
-    """Who is asking: a guest id, and the name it goes by."""
+    """Who is asking: the player id that takes seats, and the name it goes by; with a session,
+    also the account (``id`` is then the account's primary player)."""
 
     id: str
     name: str
+    account_id: int | None = None
+    username: str | None = None
 
 
 def stale(current: int, based_on: int | None) -> AppError:
