@@ -73,6 +73,7 @@ class ErrorCode(StrEnum):
     CANNOT_CHALLENGE_SELF = "cannot_challenge_self"
     BAD_ORIGIN = "bad_origin"
     BAD_RECOVERY_TOKEN = "bad_recovery_token"
+    ALREADY_SIGNED_IN = "already_signed_in"
     # the server's own fault or load
     RULES_TIMEOUT = "rules_timeout"
     INTERNAL_ERROR = "internal_error"
@@ -130,6 +131,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.CANNOT_CHALLENGE_SELF: 422,
     ErrorCode.BAD_ORIGIN: 403,
     ErrorCode.BAD_RECOVERY_TOKEN: 403,
+    ErrorCode.ALREADY_SIGNED_IN: 409,
     ErrorCode.RULES_TIMEOUT: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }

@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
 from app import openapi, security, web_errors
+from app.accounts.sessions import SessionSigner
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
@@ -21,7 +22,7 @@ from app.domain.clock import Clock
 from app.http_limits import BodyLimit
 from app.identity import Signer
 from app.repository.writer import Writer
-from app.routes import api, health, pages, replay, ws
+from app.routes import account, api, health, pages, replay, ws
 from app.runtime.clock import SystemClock
 from app.runtime.hub import make_hub
 from app.runtime.limiter import Limiter
@@ -60,7 +61,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         rules = RulesRunner(settings.rules_workers, settings.rules_timeout)
         app.state.clock = clock
         app.state.rules = rules
-        service = GameService(app.state.sessionmaker, hub, settings, writer, rules, clock)
+        service = GameService(
+            app.state.sessionmaker, hub, settings, writer, rules, clock, session_signer
+        )
         app.state.service = service
         app.state.socket_counts = Counter()
         # Quotas and rate limits (shared through Redis when it is configured), sockets per client
@@ -94,11 +97,15 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     app = FastAPI(title="Hexmoot", lifespan=lifespan)
     app.state.settings = settings
+    key = settings.signing_key()  # refuses to start without a SECRET_KEY of 32 bytes
     signer = Signer(
-        settings.signing_key(),  # refuses to start without a SECRET_KEY of 32 bytes
+        key,
         settings.secret_key_previous,
         reissue_after=settings.cookie_reissue_after,
         now=lambda: clock.now() / 1000,
+    )
+    session_signer = SessionSigner(
+        key, settings.secret_key_previous, now=lambda: clock.now() / 1000
     )
     # Innermost: answers over 1 KB gzipped for clients that accept it (Vary: Accept-Encoding); the
     # outer layers (cookie, body limit, security headers) see and keep their headers as they are.
@@ -113,6 +120,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(account.router)
     app.include_router(replay.router)
     app.include_router(ws.router)
     app.include_router(pages.router)

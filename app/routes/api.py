@@ -45,8 +45,12 @@ _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 @router.get("/api/me", response_model=MeOut)
 async def me(visitor: VisitorDep, request: Request) -> dict[str, Any]:
-    """The visitor's guest identity."""
-    return {"id": visitor.id, "name": visitor.name, "named": not visitor.name.startswith("Guest-")}
+    """The visitor's identity (``account``: null for a guest)."""
+    account = None
+    if visitor.username is not None:
+        account = {"username": visitor.username, "display_name": visitor.name}
+    named = not visitor.name.startswith("Guest-")
+    return {"id": visitor.id, "name": visitor.name, "named": named, "account": account}
 
 
 @router.put("/api/me", response_model=MeOut, responses=error_responses(422))

@@ -13,9 +13,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import ServiceDep
+from app.deps import ServiceDep, resolve_visitor
 from app.runtime import rules as rules_runner
-from app.services import Visitor
 from app.templating import templates
 
 router = APIRouter()
@@ -68,7 +67,7 @@ async def game_page(request: Request, game_id: str, service: ServiceDep) -> HTML
     """
     query = request.query_params
     token = query.get("join") or query.get("token") or None
-    visitor = Visitor(id=request.state.guest_id, name="")  # only the id decides a seat
+    visitor = await resolve_visitor(request, service)
     await service.check_visible(game_id, visitor, token)  # game_not_found: the 404 page
     return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
 

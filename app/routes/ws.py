@@ -20,8 +20,8 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from pydantic import ValidationError
 
 from app.config import Settings
+from app.deps import resolve_visitor
 from app.errors import AppError, ErrorCode, excerpt
-from app.identity import default_name
 from app.parsing import TOO_DEEP, json_fault, natural
 from app.runtime.hub import LIVE_CHANNEL, RESYNC, Hub, Subscription, encode, game_channel
 from app.runtime.limiter import client_key
@@ -257,11 +257,7 @@ async def _with_socket_quota(
     ip_counts[address] += 1
     try:
         service: GameService = app.state.service
-        if websocket.state.guest_fresh:
-            visitor = Visitor(guest_id, default_name(guest_id))
-        else:
-            visitor = await service.visitor(guest_id)
-        await body(socket, visitor)
+        await body(socket, await resolve_visitor(websocket, service))
     except WebSocketDisconnect:
         pass
     finally:

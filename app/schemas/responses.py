@@ -53,12 +53,20 @@ class ErrorOut(Out):
 # --- identity and catalogue ------------------------------------------------------------------------
 
 
+class MeAccountOut(Out):
+    """The account a visitor is signed in to."""
+
+    username: str
+    display_name: str
+
+
 class MeOut(Out):
-    """The visitor's guest identity."""
+    """The visitor's identity: the player id that takes seats, its name, and its account."""
 
     id: str
     name: str
     named: bool = Field(description="false while the name is still the default Guest-xxxx")
+    account: MeAccountOut | None = Field(None, description="null for a guest")
 
 
 class OptionOut(Out):

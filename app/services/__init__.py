@@ -4,6 +4,7 @@
 - :mod:`.play`: moves, resignation, the end of idle games;
 - :mod:`.reading`: snapshots, catch-ups, steps, records, the open and live lists, replays;
 - :mod:`.archive`: the archive and imported records;
+- :mod:`.accounts`: signing up, logging in and out, who a request is;
 - :mod:`.core`: what they share (locks, the position cache, publishing, :meth:`Core.finish`).
 
 Routes and sockets call :class:`GameService`, one thin facade over them (``ServiceDep``).
@@ -16,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.accounts.sessions import SessionSigner
 from app.config import Settings
 from app.domain.clock import Clock
 from app.repository.reads import ArchiveFilter
@@ -23,6 +25,7 @@ from app.repository.writer import Writer
 from app.runtime.clock import SystemClock
 from app.runtime.hub import Hub
 from app.runtime.rules import RulesRunner, slugs
+from app.services.accounts import AccountService
 from app.services.archive import ArchiveService
 from app.services.core import Core, Json, Visitor
 from app.services.lifecycle import LifecycleService
@@ -48,9 +51,11 @@ class GameService:
         writer: Writer,
         rules: RulesRunner | None = None,
         clock: Clock | None = None,
+        session_signer: SessionSigner | None = None,
     ) -> None:
         rules = rules or RulesRunner(settings.rules_workers, settings.rules_timeout)
         self.core = Core(sessions, hub, settings, writer, rules, clock or SystemClock())
+        self.accounts = AccountService(self.core, session_signer)
         self.lifecycle = LifecycleService(self.core)
         self.playing = PlayService(self.core)
         self.reading = ReadingService(self.core)

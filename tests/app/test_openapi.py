@@ -28,6 +28,11 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/api/archive"): (200, "ArchiveOut", {422}),
     ("post", "/api/archive/import"): (201, "ImportedOut", {403, 413, 422, 429, 503}),
     ("post", "/api/replay"): (200, "ReplayOut", {413, 422, 429, 503}),
+    # accounts (issue 16)
+    ("post", "/api/account/signup"): (201, "AccountOut", {409, 413, 422}),
+    ("post", "/api/account/login"): (200, "LoginOut", {401, 413, 422}),
+    ("post", "/api/account/logout"): (200, "OkOut", {413, 422}),
+    ("get", "/api/account"): (200, "AccountOut", {401}),
 }
 HTML_PAGES = {"/", "/rules", "/rules/{slug}", "/games/{game_id}", "/live", "/archive"}
 

@@ -8,24 +8,26 @@ written is checked.
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import re
 import typing
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
+from fastapi import APIRouter, FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.routing import APIRoute, APIWebSocketRoute
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from typing_extensions import is_typeddict
 
+from app import routes as app_routes
+from app import schemas
 from app.config import Settings
 from app.errors import STATUS, ErrorCode
 from app.main import create_app
-from app.routes import api, health, pages, replay, ws
-from app.schemas import messages, requests, responses, view
 from app.schemas.messages import CLIENT_MESSAGE, ClientMessage, ServerMessage
 from tests.support.gameplay import MovePicker, quick_game
 from tests.support.server import LiveServer
@@ -39,7 +41,12 @@ ELIDED = "..."
 def schema_models() -> dict[str, Any]:
     """Every model and TypedDict of the protocol, by name."""
     found: dict[str, Any] = {}
-    for module in (requests, responses, messages, view):
+    modules = [
+        importlib.import_module(f"app.schemas.{info.name}")
+        for info in pkgutil.iter_modules(schemas.__path__)
+        if not info.name.startswith("_")
+    ]
+    for module in modules:
         for name, obj in vars(module).items():
             if isinstance(obj, type) and (
                 (issubclass(obj, BaseModel) and obj.__module__ == module.__name__)
@@ -129,14 +136,24 @@ def route_sections() -> dict[tuple[str, str], str]:
     return sections
 
 
+def _routers() -> list[APIRouter]:
+    """The router of every module of ``app.routes``."""
+    found = []
+    for info in pkgutil.iter_modules(app_routes.__path__):
+        module = importlib.import_module(f"app.routes.{info.name}")
+        if isinstance(getattr(module, "router", None), APIRouter):
+            found.append(module.router)
+    return found
+
+
 def test_every_route_is_documented_and_every_documented_route_exists() -> None:
+    """Every JSON route and socket of every module of ``app.routes``."""
     served = set()
-    for router in (api.router, health.router, pages.router, replay.router, ws.router):
-        for route in router.routes:
-            if isinstance(route, APIRoute) and route.response_class is not HTMLResponse:
-                served |= {(m, _shape(route.path)) for m in route.methods}
-            elif isinstance(route, APIWebSocketRoute):
-                served.add(("WS", _shape(route.path)))
+    for route in (route for router in _routers() for route in router.routes):
+        if isinstance(route, APIRoute) and route.response_class is not HTMLResponse:
+            served |= {(m, _shape(route.path)) for m in route.methods}
+        elif isinstance(route, APIWebSocketRoute):
+            served.add(("WS", _shape(route.path)))
     assert ("GET", "/api/games/{}") in served and ("WS", "/ws/live") in served
     assert set(route_sections()) == served
 

@@ -1,0 +1,196 @@
+"""Accounts' SQL: the reads on an ``AsyncSession`` the caller opens, and the writes as changes for
+the :class:`~app.repository.writer.Writer` (each one transaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, and_, func, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.models import Account, AccountSession, Game, Player
+from app.repository.writes import PlayerName, save_players
+
+Row = dict[str, Any]
+
+
+# --- reads -----------------------------------------------------------------------------------
+
+
+async def account_by_key(session: AsyncSession, key: str) -> Account | None:
+    """The account whose username has this key (:func:`app.accounts.usernames.username_key`)."""
+    result = await session.execute(select(Account).where(Account.username_key == key))
+    return result.scalar_one_or_none()
+
+
+async def account_by_id(session: AsyncSession, account_id: int) -> Account | None:
+    """The account with this id."""
+    return await session.get(Account, account_id)
+
+
+async def live_session(
+    session: AsyncSession, session_id: str, now: int
+) -> tuple[AccountSession, Account] | None:
+    """The session with this id and its account, if it is neither revoked nor expired."""
+    result = await session.execute(
+        select(AccountSession, Account)
+        .join(Account, Account.id == AccountSession.account_id)
+        .where(
+            AccountSession.id == session_id,
+            AccountSession.revoked_at.is_(None),
+            AccountSession.expires_at > now,
+        )
+    )
+    row = result.first()
+    return None if row is None else (row[0], row[1])
+
+
+async def account_player_ids(session: AsyncSession, account_id: int) -> list[str]:
+    """Every player id of an account: its primary player and the guests it claimed."""
+    result = await session.execute(select(Player.id).where(Player.account_id == account_id))
+    return list(result.scalars())
+
+
+async def identity_ids(session: AsyncSession, player_id: str, account_id: int | None) -> list[str]:
+    """The player ids of a visitor's identity: an account's players, or the one guest."""
+    if account_id is None:
+        return [player_id]
+    return await account_player_ids(session, account_id)
+
+
+def _seated(player_ids: Sequence[str]) -> Any:
+    return or_(Game.player1_id.in_(player_ids), Game.player2_id.in_(player_ids))
+
+
+async def games_of_guest(session: AsyncSession, guest_id: str) -> int:
+    """How many games (of any status but cancelled) seat this guest."""
+    result = await session.execute(
+        select(func.count()).where(_seated([guest_id]), Game.status != "cancelled")
+    )
+    return int(result.scalar_one())
+
+
+async def turn_games(session: AsyncSession, player_ids: Sequence[str]) -> Sequence[Game]:
+    """The active games where one of ``player_ids`` is to move, the longest waiting first."""
+    if not player_ids:
+        return []
+    result = await session.execute(
+        select(Game)
+        .where(
+            Game.status == "active",
+            or_(
+                and_(Game.player1_id.in_(player_ids), Game.to_move == 1),
+                and_(Game.player2_id.in_(player_ids), Game.to_move == 2),
+            ),
+        )
+        .order_by(Game.last_activity_at, Game.id)
+    )
+    return result.scalars().all()
+
+
+# --- writes ------------------------------------------------------------------------------------
+
+
+class UsernameTaken(Exception):
+    """Another account has the username's key: nothing was written."""
+
+
+class PlayerOwned(Exception):
+    """The guest became an account's player meanwhile: nothing was written."""
+
+
+@dataclass(frozen=True)
+class NewAccount:
+    """An account made of a guest: the guest's row (created if it never was) becomes the account's
+    primary player, and the first session starts. Returns the account's id."""
+
+    account: Row  # every column but id and player_id
+    player: PlayerName
+    session: Row  # every column but account_id
+
+    def __call__(self, conn: Connection) -> int:
+        save_players(conn, [self.player])
+        try:
+            result = conn.execute(insert(Account).values(**self.account, player_id=self.player.id))
+        except IntegrityError as exc:  # the unique username key (or, raced, the player)
+            raise UsernameTaken from exc
+        key = result.inserted_primary_key
+        assert key is not None
+        account_id = int(key[0])
+        owned = conn.execute(
+            update(Player)
+            .where(Player.id == self.player.id, Player.account_id.is_(None))
+            .values(account_id=account_id)
+        )
+        if owned.rowcount != 1:
+            raise PlayerOwned
+        conn.execute(insert(AccountSession).values(**self.session, account_id=account_id))
+        return account_id
+
+
+@dataclass(frozen=True)
+class NewSession:
+    """A login: one session row."""
+
+    row: Row
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(insert(AccountSession).values(**self.row))
+
+
+@dataclass(frozen=True)
+class RevokeSessions:
+    """End sessions of an account now: one (``only``), or all (but ``keep``, if given)."""
+
+    account_id: int
+    now: int
+    only: str | None = None
+    keep: str | None = None
+
+    def __call__(self, conn: Connection) -> int:
+        statement = update(AccountSession).where(
+            AccountSession.account_id == self.account_id, AccountSession.revoked_at.is_(None)
+        )
+        if self.only is not None:
+            statement = statement.where(AccountSession.id == self.only)
+        if self.keep is not None:
+            statement = statement.where(AccountSession.id != self.keep)
+        return int(conn.execute(statement.values(revoked_at=self.now)).rowcount)
+
+
+@dataclass(frozen=True)
+class TouchSession:
+    """A session was used: its last use, its new expiry, and its account's last sight."""
+
+    session_id: str
+    account_id: int
+    now: int
+    expires_at: int
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(
+            update(AccountSession)
+            .where(AccountSession.id == self.session_id)
+            .values(last_seen_at=self.now, expires_at=self.expires_at)
+        )
+        conn.execute(
+            update(Account).where(Account.id == self.account_id).values(last_seen_at=self.now)
+        )
+
+
+@dataclass(frozen=True)
+class SetPasswordHash:
+    """A password rehashed with today's parameters (at a login)."""
+
+    account_id: int
+    password_hash: str
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(
+            update(Account)
+            .where(Account.id == self.account_id)
+            .values(password_hash=self.password_hash)
+        )

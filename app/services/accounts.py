@@ -1,0 +1,272 @@
+"""Accounts: signing up, logging in and out, and who a request is (:meth:`AccountService.resolve`).
+
+A guest signs up by turning its own player row into the account's primary player, so every game it
+played stays where it is. A session is a row (:mod:`app.accounts.sessions`); a player row that an
+account owns acts only through a session of that account, so a guest cookie naming it is treated as
+no cookie at all (:meth:`resolve` gives a fresh guest instead).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from app.accounts import sessions as tokens
+from app.accounts.passwords import (
+    check_password_rules,
+    dummy_verify,
+    hash_password,
+    needs_rehash,
+    verify_password,
+)
+from app.accounts.usernames import username_key, validate_username
+from app.errors import AppError, ErrorCode
+from app.identity import default_name, new_guest_id
+from app.models import Account
+from app.repository import accounts as store
+from app.repository import reads
+from app.repository.writes import PlayerName
+from app.services.core import Core, Json, Visitor
+
+EMAIL_MAX = 254
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+#: The settings of a new account.
+DEFAULT_SETTINGS: dict[str, Any] = {"digest": False}
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Who a request is: the visitor; the new guest id to give the browser (its cookie named an
+    account's player without that account's session), or None; and the session's id, if any."""
+
+    visitor: Visitor
+    new_guest: str | None = None
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Login:
+    """A session started: the answer's body and the session cookie's value."""
+
+    body: Json
+    cookie: str
+
+
+def validate_email(raw: object) -> str | None:
+    """The address trimmed (None for none); AppError ``bad_email`` if it is no address."""
+    if raw is None or raw == "":
+        return None
+    if not isinstance(raw, str):
+        raise AppError(ErrorCode.BAD_EMAIL, "an email address must be text", field="email")
+    email = raw.strip()
+    if len(email) > EMAIL_MAX or not email.isprintable() or not _EMAIL.fullmatch(email):
+        raise AppError(
+            ErrorCode.BAD_EMAIL, "this is not an email address (name@example.org)", field="email"
+        )
+    return email
+
+
+def account_json(account: Account) -> Json:
+    """An account as its owner sees it (``AccountOut``)."""
+    return {
+        "username": account.username,
+        "display_name": account.display_name,
+        "player_id": account.player_id,
+        "email": account.email,
+        "settings": {**DEFAULT_SETTINGS, **(account.settings or {})},
+        "created_at": account.created_at,
+    }
+
+
+class AccountService:
+    """Sign up, log in, log out, resolve."""
+
+    def __init__(self, core: Core, signer: tokens.SessionSigner | None = None) -> None:
+        self.core = core
+        self.signer = signer
+
+    def mail_on(self) -> bool:
+        """Whether the server can send mail (an SMTP server is configured)."""
+        return bool(getattr(self.core.settings, "smtp_host", None))
+
+    async def resolve(self, guest_id: str, guest_fresh: bool, cookie: str | None) -> Resolved:
+        """The visitor of a request (or socket) with this guest id and session cookie."""
+        core = self.core
+        token = self.signer.read(cookie) if self.signer is not None else None
+        if token is None and guest_fresh:
+            return Resolved(Visitor(guest_id, default_name(guest_id)))
+        now = core.clock.now()
+        async with core.sessions() as session:
+            if token is not None:
+                found = await store.live_session(session, tokens.token_id(token), now)
+                if found is not None:
+                    login, account = found
+                    if now - login.last_seen_at >= tokens.TOUCH_EVERY_MS:
+                        expires = min(now + tokens.IDLE_MS, login.created_at + tokens.ABSOLUTE_MS)
+                        await core.writer.write(
+                            store.TouchSession(login.id, account.id, now, expires)
+                        )
+                    visitor = Visitor(
+                        account.player_id, account.display_name, account.id, account.username
+                    )
+                    return Resolved(visitor, session_id=login.id)
+            if guest_fresh:
+                return Resolved(Visitor(guest_id, default_name(guest_id)))
+            player = await reads.get_player(session, guest_id)
+        if player is not None and player.account_id is not None:
+            fresh = new_guest_id()
+            return Resolved(Visitor(fresh, default_name(fresh)), new_guest=fresh)
+        return Resolved(Visitor(guest_id, player.name if player else default_name(guest_id)))
+
+    def _session_row(self, now: int, user_agent: str | None, ip: str | None) -> tuple[str, Json]:
+        token = tokens.new_token()
+        row = {
+            "id": tokens.token_id(token),
+            "created_at": now,
+            "last_seen_at": now,
+            "expires_at": now + tokens.IDLE_MS,
+            "revoked_at": None,
+            "user_agent": (user_agent or "")[:200] or None,
+            "ip": (ip or "")[:64] or None,
+        }
+        return token, row
+
+    def _cookie(self, token: str) -> str:
+        assert self.signer is not None, "sessions need the app's signer"
+        return self.signer.sign(token)
+
+    async def signup(
+        self,
+        visitor: Visitor,
+        raw_username: object,
+        raw_password: object,
+        raw_email: object,
+        user_agent: str | None = None,
+        ip: str | None = None,
+    ) -> Login:
+        """A new account made of this browser's guest, signed in."""
+        if visitor.account_id is not None:
+            raise AppError(
+                ErrorCode.ALREADY_SIGNED_IN, "You are signed in: log out to make another account"
+            )
+        username = validate_username(raw_username)
+        password = check_password_rules(raw_password, username)
+        email = validate_email(raw_email)
+        if email is not None and not self.mail_on():
+            raise AppError(
+                ErrorCode.EMAIL_DISABLED,
+                "This server sends no email: sign up without an address",
+                field="email",
+            )
+        key = username_key(username)
+        async with self.core.sessions() as session:
+            if await store.account_by_key(session, key) is not None:
+                raise _taken(username)
+        password_hash = await hash_password(password)
+        now = self.core.clock.now()
+        named = not visitor.name.startswith("Guest-")
+        display_name = visitor.name if named else username
+        token, session_row = self._session_row(now, user_agent, ip)
+        account = {
+            "username": username,
+            "username_key": key,
+            "display_name": display_name,
+            "password_hash": password_hash,
+            "email": email,
+            "email_key": email.casefold() if email else None,
+            "settings": dict(DEFAULT_SETTINGS),
+            "created_at": now,
+            "last_seen_at": now,
+            "password_changed_at": now,
+            "digest_sent_at": None,
+        }
+        player = PlayerName(visitor.id, display_name, now)
+        try:
+            await self.core.writer.write(store.NewAccount(account, player, session_row))
+        except store.UsernameTaken:
+            raise _taken(username) from None
+        except store.PlayerOwned:
+            raise AppError(
+                ErrorCode.ALREADY_SIGNED_IN, "This browser's guest already has an account"
+            ) from None
+        async with self.core.sessions() as session:
+            created = await store.account_by_key(session, key)
+        assert created is not None
+        return Login(account_json(created), self._cookie(token))
+
+    async def login(
+        self,
+        visitor: Visitor,
+        guest_id: str,
+        raw_username: object,
+        raw_password: object,
+        current_session: str | None = None,
+        user_agent: str | None = None,
+        ip: str | None = None,
+    ) -> Login:
+        """A session of the account, if the password is its own; ``bad_credentials`` else (the
+        same answer, after the same work, whether or not the username exists). A session this
+        browser held already (another account's) ends."""
+        wrong = AppError(ErrorCode.BAD_CREDENTIALS, "Wrong username or password")
+        if not isinstance(raw_username, str) or not isinstance(raw_password, str):
+            raise wrong
+        if len(raw_username) > 100 or len(raw_password) > 256:
+            await dummy_verify("x")
+            raise wrong
+        async with self.core.sessions() as session:
+            account = await store.account_by_key(session, username_key(raw_username.strip()))
+            guest = await reads.get_player(session, guest_id)
+            claimable = 0
+            if guest is not None and guest.account_id is None:
+                claimable = await store.games_of_guest(session, guest_id)
+        if account is None:
+            await dummy_verify(raw_password)
+            raise wrong
+        if not await verify_password(account.password_hash, raw_password):
+            raise wrong
+        if needs_rehash(account.password_hash):
+            rehashed = await hash_password(raw_password)
+            await self.core.writer.write(store.SetPasswordHash(account.id, rehashed))
+        now = self.core.clock.now()
+        if current_session is not None and visitor.account_id is not None:
+            await self.core.writer.write(
+                store.RevokeSessions(visitor.account_id, now, only=current_session)
+            )
+        token, row = self._session_row(now, user_agent, ip)
+        await self.core.writer.write(store.NewSession({**row, "account_id": account.id}))
+        body = {
+            **account_json(account),
+            "claimable": claimable,
+            "guest_name": guest.name if guest is not None and claimable else None,
+        }
+        return Login(body, self._cookie(token))
+
+    async def logout(self, visitor: Visitor, session_id: str | None) -> None:
+        """End this browser's session (nothing if it has none)."""
+        if session_id is not None and visitor.account_id is not None:
+            now = self.core.clock.now()
+            await self.core.writer.write(
+                store.RevokeSessions(visitor.account_id, now, only=session_id)
+            )
+
+    async def account(self, visitor: Visitor) -> Json:
+        """The visitor's account (``not_signed_in`` without a session)."""
+        if visitor.account_id is None:
+            raise not_signed_in()
+        async with self.core.sessions() as session:
+            account = await store.account_by_id(session, visitor.account_id)
+        if account is None:  # deleted while the session lived
+            raise not_signed_in()
+        return account_json(account)
+
+
+def not_signed_in() -> AppError:
+    """The refusal of an account's route to a visitor without a session."""
+    return AppError(ErrorCode.NOT_SIGNED_IN, "Log in first: this needs an account")
+
+
+def _taken(username: str) -> AppError:
+    return AppError(
+        ErrorCode.USERNAME_TAKEN, f"{username} is taken: choose another username", field="username"
+    )
