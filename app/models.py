@@ -78,7 +78,7 @@ class Game(Base):
     result_json: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     imported: Mapped[bool] = mapped_column(Boolean, default=False)
     # Chosen at creation; only a game between two accounts can be rated (issue 16).
-    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
     # The name of the guest who imported the record (None for games played here).
     imported_by: Mapped[str | None] = mapped_column(String(NAME_MAX))
     created_at: Mapped[int] = mapped_column(BigInteger)

@@ -11,16 +11,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.browser.helpers import ConsoleErrors, Screenshots, launch
+from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots, launch
+from tests.browser.states import World, world_of
 from tests.support.databases import fresh_database
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A running server on SQLite, shared by the tests of one module."""
-    directory = tmp_path_factory.mktemp("browser")
+def _sqlite_server(directory: Path) -> Iterator[LiveServer]:
     with fresh_database("sqlite", directory) as url:
         live = LiveServer(url, QUOTAS_OFF)
         live.start()
@@ -28,6 +26,34 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
             yield live
         finally:
             live.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A running server on SQLite, shared by the tests of one module."""
+    yield from _sqlite_server(tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="module")
+def empty_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A second server that never gets a game: the lists in their empty state."""
+    yield from _sqlite_server(tmp_path_factory.mktemp("empty"))
+
+
+@pytest.fixture(scope="module")
+def world(server: LiveServer) -> Iterator[World]:
+    """The module server's games in every state a page shows (tests/browser/states.py)."""
+    with world_of(server) as built:
+        yield built
+
+
+@pytest.fixture()
+def api_games() -> Iterator[list[ApiGame]]:
+    """Games a test makes through the API (``ApiGame``), closed after it."""
+    made: list[ApiGame] = []
+    yield made
+    for game in made:
+        game.close()
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,6 @@ every state on request (``--screenshots DIR``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -27,33 +24,12 @@ from tests.browser.states import (
     visit_empty_site,
     visit_game_states,
     visit_site_pages,
-    world_of,
 )
-from tests.support.databases import fresh_database
-from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
 
 THEMES = ("light", "dark")
-
-
-@pytest.fixture(scope="module")
-def world(server: LiveServer) -> Iterator[World]:
-    with world_of(server) as w:
-        yield w
-
-
-@pytest.fixture(scope="module")
-def empty_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """A second server that never gets a game: the lists in their empty state."""
-    with fresh_database("sqlite", Path(tmp_path_factory.mktemp("empty"))) as url:
-        live = LiveServer(url, QUOTAS_OFF)
-        live.start()
-        try:
-            yield live
-        finally:
-            live.stop()
 
 
 class Findings:

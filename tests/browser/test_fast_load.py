@@ -10,24 +10,13 @@ clock, so a minute in which the old lobby polled /api/live four times passes at 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
-import pytest
 from playwright.sync_api import Request, WebSocket, expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, Heartbeats, Screenshots
 from tests.support.server import LiveServer
-
-
-@pytest.fixture()
-def api_games() -> Iterator[list[ApiGame]]:
-    games: list[ApiGame] = []
-    yield games
-    for g in games:
-        g.close()
-
 
 BOARD = """(id) => {
   const svg = document.querySelector(`#live-games .mini[data-id="${id}"] svg`);

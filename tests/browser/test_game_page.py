@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -26,14 +25,6 @@ from tests.support.server import LiveServer
 pytestmark = pytest.mark.browser
 
 SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
-
-
-@pytest.fixture()
-def api_games(server: LiveServer) -> Iterator[list[ApiGame]]:
-    made: list[ApiGame] = []
-    yield made
-    for g in made:
-        g.close()
 
 
 def create(server: LiveServer, made: list[ApiGame], slug: str, options: dict[str, Any]) -> ApiGame:

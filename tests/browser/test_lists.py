@@ -6,7 +6,6 @@ moved and idle ones drop out, and the header takes one row on a 390 px phone wit
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -18,14 +17,6 @@ from tests.browser.helpers import ApiGame, Heartbeats, Screenshots
 from tests.support.server import LiveServer
 
 LONG_NAME = "Wolfeschlegelsteinhausen"[:24]
-
-
-@pytest.fixture()
-def api_games() -> Iterator[list[ApiGame]]:
-    games: list[ApiGame] = []
-    yield games
-    for g in games:
-        g.close()
 
 
 def finished(server: LiveServer, names: tuple[str, str], slug: str = "exxit") -> str:

@@ -11,8 +11,6 @@ theme, the desktop in the light one, so the screenshots (``--screenshots DIR``) 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,10 +24,7 @@ from tests.browser.states import (
     visit_empty_site,
     visit_game_states,
     visit_site_pages,
-    world_of,
 )
-from tests.support.databases import fresh_database
-from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -84,23 +79,6 @@ def overflow(page: Page, width: int) -> list[str]:
     if found["scroll"] <= width and not found["wide"]:
         return []
     return [f"{found['scroll']} px wide; past the edge: " + "; ".join(found["wide"])]
-
-
-@pytest.fixture(scope="module")
-def world(server: LiveServer) -> Iterator[World]:
-    with world_of(server) as w:
-        yield w
-
-
-@pytest.fixture(scope="module")
-def empty_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with fresh_database("sqlite", Path(tmp_path_factory.mktemp("empty"))) as url:
-        live = LiveServer(url, QUOTAS_OFF)
-        live.start()
-        try:
-            yield live
-        finally:
-            live.stop()
 
 
 class Findings:

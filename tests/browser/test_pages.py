@@ -10,7 +10,6 @@ context takes over a guest by receiving that cookie. Screenshots are taken on re
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -23,14 +22,6 @@ from tests.support.server import LiveServer
 pytestmark = pytest.mark.browser
 
 SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
-
-
-@pytest.fixture()
-def api_games(server: LiveServer) -> Iterator[list[ApiGame]]:
-    made: list[ApiGame] = []
-    yield made
-    for g in made:
-        g.close()
 
 
 def test_every_page_in_both_themes_and_on_a_phone(
