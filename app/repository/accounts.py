@@ -194,3 +194,19 @@ class SetPasswordHash:
             .where(Account.id == self.account_id)
             .values(password_hash=self.password_hash)
         )
+
+
+@dataclass(frozen=True)
+class RenameAccount:
+    """An account's new display name, on the account and on its primary player."""
+
+    account_id: int
+    player: PlayerName
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(
+            update(Account)
+            .where(Account.id == self.account_id)
+            .values(display_name=self.player.name)
+        )
+        save_players(conn, [self.player])

@@ -55,9 +55,13 @@ async def me(visitor: VisitorDep, request: Request) -> dict[str, Any]:
 
 @router.put("/api/me", response_model=MeOut, responses=error_responses(422))
 async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
-    """Change the visitor's display name."""
+    """Change the visitor's display name (an account's too)."""
+    if visitor.account_id is not None:  # an account's display name
+        renamed = await service.accounts.rename(visitor, body.name)
+        account = {"username": renamed.username, "display_name": renamed.name}
+        return {"id": renamed.id, "name": renamed.name, "named": True, "account": account}
     renamed = await service.rename(visitor.id, body.name)
-    return {"id": renamed.id, "name": renamed.name, "named": True}
+    return {"id": renamed.id, "name": renamed.name, "named": True, "account": None}
 
 
 @router.get("/api/catalogue", response_model=CatalogueOut)

@@ -22,7 +22,7 @@ from app.accounts.passwords import (
 )
 from app.accounts.usernames import username_key, validate_username
 from app.errors import AppError, ErrorCode
-from app.identity import default_name, new_guest_id
+from app.identity import default_name, new_guest_id, validate_name
 from app.models import Account
 from app.repository import accounts as store
 from app.repository import reads
@@ -249,6 +249,16 @@ class AccountService:
             await self.core.writer.write(
                 store.RevokeSessions(visitor.account_id, now, only=session_id)
             )
+
+    async def rename(self, visitor: Visitor, raw_name: object) -> Visitor:
+        """The signed-in visitor's new display name (guest-name rules: ``bad_name``); the
+        username never changes. Games already played keep the name their seat was taken with."""
+        if visitor.account_id is None:
+            raise not_signed_in()
+        name = validate_name(raw_name)
+        player = PlayerName(visitor.id, name, self.core.clock.now())
+        await self.core.writer.write(store.RenameAccount(visitor.account_id, player))
+        return Visitor(visitor.id, name, visitor.account_id, visitor.username)
 
     async def account(self, visitor: Visitor) -> Json:
         """The visitor's account (``not_signed_in`` without a session)."""

@@ -226,3 +226,15 @@ async def test_games_keep_their_seats(app: FastAPI, clients: ClientFactory) -> N
         before["player2_id"],
         before["version"],
     )
+
+
+async def test_renaming_a_signed_in_visitor_renames_the_account(
+    app: FastAPI, clients: ClientFactory
+) -> None:
+    kim = await clients()
+    await signup(kim, "kim_core")
+    response = await kim.put("/api/me", json={"name": "Kim Park"})
+    assert response.status_code == 200, response.text
+    assert response.json()["account"] == {"username": "kim_core", "display_name": "Kim Park"}
+    assert (await kim.get("/api/account")).json()["display_name"] == "Kim Park"
+    assert (await kim.get("/api/me")).json()["name"] == "Kim Park"

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots, launch
-from tests.browser.states import World, world_of
 from tests.support.databases import fresh_database
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
@@ -41,8 +41,11 @@ def empty_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
 
 
 @pytest.fixture(scope="module")
-def world(server: LiveServer) -> Iterator[World]:
-    """The module server's games in every state a page shows (tests/browser/states.py)."""
+def world(server: LiveServer) -> Iterator[Any]:
+    """The module server's games in every state a page shows (``tests.browser.states.World``;
+    imported here, since that module imports this one's ``Guests``)."""
+    from tests.browser.states import world_of
+
     with world_of(server) as built:
         yield built
 
