@@ -71,9 +71,10 @@ async def login(
 async def logout(
     request: Request, visitor: VisitorDep, service: ServiceDep, body: EmptyIn | None = None
 ) -> JSONResponse:
-    """End this browser's session; the browser continues as a fresh guest."""
+    """End this browser's session. The browser goes on as its guest if that guest is still a
+    guest (it logged in without attaching its games), else as a fresh guest."""
     await service.accounts.logout(visitor, request.state.session_id)
-    if visitor.account_id is not None:
+    if visitor.id == request.state.guest_id:  # this browser's guest became the account's player
         request.state.guest_id = new_guest_id()  # the middleware sets its cookie
     secure = request.app.state.settings.secure_cookies()
     response = JSONResponse({"ok": True})

@@ -238,3 +238,21 @@ async def test_renaming_a_signed_in_visitor_renames_the_account(
     assert response.json()["account"] == {"username": "kim_core", "display_name": "Kim Park"}
     assert (await kim.get("/api/account")).json()["display_name"] == "Kim Park"
     assert (await kim.get("/api/me")).json()["name"] == "Kim Park"
+
+
+async def test_logging_out_of_a_borrowed_browser_gives_its_guest_back(
+    app: FastAPI, clients: ClientFactory
+) -> None:
+    """A browser that logged in without attaching its guest's games is that guest again after
+    logging out: its games stay reachable from it."""
+    owner = await clients()
+    await signup(owner, "lea_core")
+    device = await clients("Lea's tablet")
+    guest_id = (await device.get("/api/me")).json()["id"]
+    created = await _create(device)
+    await login(device, "lea_core")
+    assert (await device.get("/api/me")).json()["id"] != guest_id
+    await device.post("/api/account/logout", json={})
+    me = (await device.get("/api/me")).json()
+    assert me["id"] == guest_id and me["account"] is None
+    assert (await device.get(f"/api/games/{created['id']}")).json()["you"]["seat"] == 1
