@@ -61,6 +61,18 @@ async def identity_ids(session: AsyncSession, player_id: str, account_id: int | 
     return await account_player_ids(session, account_id)
 
 
+async def seat_accounts(
+    session: AsyncSession, player_ids: Sequence[str]
+) -> dict[str, tuple[int, str]]:
+    """The account id and username owning each of ``player_ids`` (those with an account)."""
+    result = await session.execute(
+        select(Player.id, Account.id, Account.username)
+        .join(Account, Account.id == Player.account_id)
+        .where(Player.id.in_(player_ids))
+    )
+    return {player: (account, username) for player, account, username in result.all()}
+
+
 def _seated(player_ids: Sequence[str]) -> Any:
     return or_(Game.player1_id.in_(player_ids), Game.player2_id.in_(player_ids))
 

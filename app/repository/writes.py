@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, insert, update
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
-from app.models import Event, Game, Move, Player
+from app.domain.ratings import Glicko, rate
+from app.models import Event, Game, Move, Player, Rating, RatingChange
 from app.repository.writer import Stale
 
 Row = dict[str, Any]
@@ -76,6 +77,96 @@ class NewGame:
 
 
 @dataclass(frozen=True)
+class RatedResult:
+    """A rated game's result, to rate in the transaction that records it: the game, the two
+    seats' accounts and usernames, and what seat 1 scored (1, 0.5 or 0)."""
+
+    slug: str
+    accounts: tuple[int, int]
+    usernames: tuple[str, str]
+    score1: float
+    now: int
+
+    def apply(self, conn: Connection, game_id: str) -> list[Row]:
+        """Rate both accounts once for ``game_id``: read their ratings (locked on PostgreSQL, so
+        two games of one player finishing together are rated one after the other), write the new
+        ones and the game's ``rating_changes`` row (its key is the game: a second rating of the
+        same game fails the transaction). Returns the result's ``ratings``."""
+        # Both rows exist first (a first game inserts its start), so that the locking read
+        # below finds them: a row being inserted by another transaction cannot be locked.
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        start = Glicko()
+        for account in self.accounts:
+            conn.execute(
+                dialect.insert(Rating)
+                .values(
+                    account_id=account,
+                    slug=self.slug,
+                    rating=start.rating,
+                    deviation=start.deviation,
+                    volatility=start.volatility,
+                    games=0,
+                    wins=0,
+                    losses=0,
+                    draws=0,
+                    updated_at=self.now,
+                )
+                .on_conflict_do_nothing(index_elements=[Rating.account_id, Rating.slug])
+            )
+        query = select(Rating).where(Rating.slug == self.slug, Rating.account_id.in_(self.accounts))
+        if conn.dialect.name == "postgresql":
+            query = query.with_for_update()
+        rows = {row.account_id: row for row in conn.execute(query)}
+        before = [
+            Glicko(rows[a].rating, rows[a].deviation, rows[a].volatility) for a in self.accounts
+        ]
+        after = rate(before[0], before[1], self.score1)
+        for account, new, score in zip(
+            self.accounts, after, (self.score1, 1.0 - self.score1), strict=True
+        ):
+            conn.execute(
+                update(Rating)
+                .where(Rating.account_id == account, Rating.slug == self.slug)
+                .values(
+                    rating=new.rating,
+                    deviation=new.deviation,
+                    volatility=new.volatility,
+                    updated_at=self.now,
+                    games=Rating.games + 1,
+                    wins=Rating.wins + int(score == 1.0),
+                    losses=Rating.losses + int(score == 0.0),
+                    draws=Rating.draws + int(score == 0.5),
+                )
+            )
+        conn.execute(
+            insert(RatingChange).values(
+                game_id=game_id,
+                slug=self.slug,
+                account1_id=self.accounts[0],
+                account2_id=self.accounts[1],
+                before1=before[0].rating,
+                after1=after[0].rating,
+                before2=before[1].rating,
+                after2=after[1].rating,
+                deviation1=after[0].deviation,
+                deviation2=after[1].deviation,
+                created_at=self.now,
+            )
+        )
+        return [
+            {
+                "seat": seat,
+                "username": username,
+                "before": round(old.rating),
+                "after": round(new.rating),
+                "deviation": round(new.deviation),
+                "provisional": new.provisional,
+            }
+            for seat, username, old, new in zip((1, 2), self.usernames, before, after, strict=True)
+        ]
+
+
+@dataclass(frozen=True)
 class GameChange:
     """One change of a game: the row's new values if it is still at ``base``, plus new rows."""
 
@@ -85,6 +176,7 @@ class GameChange:
     events: list[Row]
     move: Row | None = None
     players: tuple[PlayerName, ...] = ()  # seated by this change: their rows come first
+    rated: RatedResult | None = None  # a rated game's result: rated in this transaction
 
     def __call__(self, conn: Connection) -> None:
         """Execute the change inside the writer's transaction; Stale if raced."""
@@ -96,6 +188,18 @@ class GameChange:
         )
         if result.rowcount != 1:
             raise Stale
+        if self.rated is not None:
+            # The result (the row's and the event's, one dict) gains the ratings, written with it.
+            ratings = self.rated.apply(conn, self.game_id)
+            self.values["result_json"]["ratings"] = ratings
+            for event in self.events:
+                if event["kind"] == "result":
+                    event["payload"] = {**event["payload"], "ratings": ratings}
+            conn.execute(
+                update(Game)
+                .where(Game.id == self.game_id)
+                .values(result_json=self.values["result_json"])
+            )
         try:
             if self.move is not None:
                 conn.execute(insert(Move), [self.move])

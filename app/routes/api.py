@@ -74,12 +74,14 @@ async def catalogue() -> dict[str, Any]:
     "/api/games",
     status_code=201,
     response_model=CreatedOut,
-    responses=error_responses(422, 429),
+    responses=error_responses(403, 422, 429),
     dependencies=[Depends(rate_limited("create per visitor", "create per IP"))],
 )
 async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Create a game with the visitor seated."""
-    return await service.create(visitor, body.game, body.options, body.seat, body.public)
+    return await service.create(
+        visitor, body.game, body.options, body.seat, body.public, body.rated
+    )
 
 
 @router.get("/api/games/open", response_model=OpenGamesOut)

@@ -153,6 +153,11 @@ def game_channel(game_id: str) -> str:
 LIVE_CHANNEL = "live"
 
 
+def player_channel(player_id: str) -> str:
+    """The channel of one player's games and challenges: ``mine_changed`` when one changes."""
+    return f"player:{player_id}"
+
+
 class RedisHub(Hub):
     """The several-process backend: Redis PUBLISH/SUBSCRIBE, presence in keys that expire.
 

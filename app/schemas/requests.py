@@ -42,6 +42,7 @@ class CreateIn(Strict):
     options: dict[str, Any] = Field(default_factory=dict)
     seat: Any = Field("random", description='1, 2 or "random"')
     public: bool = True
+    rated: bool = Field(False, description="rated games need an account, and their opponent too")
 
 
 class JoinIn(Strict):

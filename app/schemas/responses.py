@@ -159,6 +159,7 @@ class GameSummary(Out):
         default=None,
         description="the name of the guest who imported the record; null for a game played here",
     )
+    rated: bool = Field(default=False, description="a rated game (between two accounts)")
     players: list[Player]
     colours: Colours
     moves: list[str]
@@ -237,6 +238,7 @@ class OpenGame(Out):
     players: list[Player]
     created_at: int
     join_token: str | None
+    rated: bool = Field(default=False, description="joining needs an account")
     yours: bool = Field(
         default=False,
         description="you created this game and sit in it (you may cancel it; joining is for others)",

@@ -96,10 +96,16 @@ class GameService:
         return await self.lifecycle.rename(guest_id, raw_name)
 
     async def create(
-        self, visitor: Visitor, slug: str, options: dict[str, Any], seat: object, public: bool
+        self,
+        visitor: Visitor,
+        slug: str,
+        options: dict[str, Any],
+        seat: object,
+        public: bool,
+        rated: bool = False,
     ) -> Json:
         """:meth:`LifecycleService.create`."""
-        return await self.lifecycle.create(visitor, slug, options, seat, public)
+        return await self.lifecycle.create(visitor, slug, options, seat, public, rated)
 
     async def join(self, visitor: Visitor, game_id: str, token: object) -> Json:
         """:meth:`LifecycleService.join`."""

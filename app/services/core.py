@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import re
 import secrets
@@ -29,10 +30,10 @@ from app.domain.clock import Clock
 from app.domain.results import Ending, Result, ending_values
 from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import Game
-from app.repository import reads
+from app.repository import accounts, reads
 from app.repository.writer import Stale, Writer
-from app.repository.writes import GameChange, PlayerName
-from app.runtime.hub import LIVE_CHANNEL, Hub, game_channel
+from app.repository.writes import GameChange, PlayerName, RatedResult
+from app.runtime.hub import LIVE_CHANNEL, Hub, game_channel, player_channel
 from app.runtime.rules import Rules, RulesRunner
 
 Json = dict[str, Any]
@@ -239,6 +240,7 @@ class Core:
                     "state": state,
                 },
             )
+        await self.tell_players(game)
         if not game.public:
             return
         if game.status == "active":
@@ -250,6 +252,14 @@ class Core:
             await self.hub.publish(
                 LIVE_CHANNEL, {"type": "live_end", "id": game.id, "result": game.result_json}
             )
+
+    async def tell_players(self, game: Game) -> None:
+        """Tell the game's players (both seats, and its creator) that one of their games changed:
+        their "My games" lists read themselves again."""
+        message = {"type": "mine_changed", "game": game.id}
+        for player_id in {game.player1_id, game.player2_id, game.creator_id} - {None}:
+            assert player_id is not None
+            await self.hub.publish(player_channel(player_id), message)
 
     # --- writing a game's change --------------------------------------------------------------
 
@@ -359,6 +369,9 @@ class Core:
     ) -> list[Json]:
         """End a game with ``result``: the one place where every game ends.
 
+        A rated game's result rates both accounts in the same transaction (so a crash can neither
+        rate it twice nor skip it), unless it does not count (:meth:`_rated`).
+
         Writes the events ``before`` (a move, a resignation), then the ``result`` event, with the
         row's final values (``values`` plus the ending's) in one change; caches ``position`` (the
         final one) at the new version; publishes the events, which ends the game on the live list.
@@ -367,5 +380,25 @@ class Core:
         now = self.clock.now() if now is None else now
         final = {"last_activity_at": now, **(values or {}), **ending_values(result, ending, now)}
         change = self.change(game, final, [*before, ("result", result)], visitor, msg_id, move_row)
+        if ending == "finished" and game.rated and not game.imported:
+            rated = await self._rated(session, game, final.get("ply_count", game.ply_count), result)
+            change = dataclasses.replace(change, rated=rated)
         await self.advance(session, game, position, change)
         return change.events
+
+    async def _rated(
+        self, session: AsyncSession, game: Game, plies: int, result: Result
+    ) -> RatedResult | None:
+        """What rating a rated game's result takes, or None if it does not count: under two
+        plies (an opening abandoned or resigned at once), or a seat without an account."""
+        if plies < 2 or game.player1_id is None or game.player2_id is None:
+            return None
+        owners = await accounts.seat_accounts(session, [game.player1_id, game.player2_id])
+        first, second = owners.get(game.player1_id), owners.get(game.player2_id)
+        if first is None or second is None or first[0] == second[0]:
+            return None
+        winner = result.get("winner")
+        score1 = 0.5 if winner is None else (1.0 if winner == 1 else 0.0)
+        return RatedResult(
+            game.slug, (first[0], second[0]), (first[1], second[1]), score1, self.clock.now()
+        )

@@ -48,9 +48,18 @@ class LifecycleService:
         options: dict[str, Any],
         seat: object,
         public: bool,
+        rated: bool = False,
+        *,
+        quota: bool = True,
     ) -> Json:
-        """A new game with the visitor seated; the answer holds the secret join token."""
+        """A new game with the visitor seated; the answer holds the secret join token. A rated
+        game needs an account (``account_required``); ``quota``: count it against the visitor's
+        open games (a challenge's game, joined at once, is not)."""
         core = self.core
+        if rated and visitor.account_id is None:
+            raise AppError(
+                ErrorCode.ACCOUNT_REQUIRED, "Only players with an account can play rated games"
+            )
         if slug not in slugs():
             raise AppError(
                 ErrorCode.UNKNOWN_GAME,
@@ -74,15 +83,23 @@ class LifecycleService:
         # One creation of a visitor at a time in this process, so that creations arriving
         # together are counted one after the other against the open-games quota.
         async with core.lock(f"creator:{visitor.id}"):
-            return await self._create(visitor, slug, rules, seat, public)
+            return await self._create(visitor, slug, rules, seat, public, rated, quota)
 
     async def _create(
-        self, visitor: Visitor, slug: str, rules: Rules[Any, Any], seat: object, public: bool
+        self,
+        visitor: Visitor,
+        slug: str,
+        rules: Rules[Any, Any],
+        seat: object,
+        public: bool,
+        rated: bool,
+        quota: bool,
     ) -> Json:
         """:meth:`create` once the request is valid: within the quota, the new game written."""
         core = self.core
         now = core.clock.now()
-        await self._within_open_games_quota(visitor, now)
+        if quota:
+            await self._within_open_games_quota(visitor, now)
         game_id = secrets.token_urlsafe(9)
         token = secrets.token_urlsafe(32)
         state = core.rules.initial(rules)
@@ -98,6 +115,7 @@ class LifecycleService:
             "ply_count": 0,
             "to_move": core.rules.to_move(rules, state),
             "imported": False,
+            "rated": rated,
             "created_at": now,
             "last_activity_at": now,
             f"player{seat}_id": visitor.id,
@@ -116,6 +134,7 @@ class LifecycleService:
         player = PlayerName(visitor.id, visitor.name, now)
         await core.writer.write(NewGame(game, [event], players=(player,)))
         core.remember(game_id, Position(1, rules, state, ()))
+        await core.tell_players(Game(**game))  # the creator's "My games" lists it
         if public:  # the lobbies following /ws/live list it at once
             await core.hub.publish(
                 LIVE_CHANNEL, {"type": "open_update", "game": open_entry(Game(**game))}
@@ -169,6 +188,10 @@ class LifecycleService:
                 raise full
             if game.status != "waiting":
                 raise AppError(ErrorCode.GAME_OVER, "This game is over")
+            if game.rated and visitor.account_id is None:
+                raise AppError(
+                    ErrorCode.ACCOUNT_REQUIRED, "This game is rated: log in or sign up to join it"
+                )
             seat = 1 if game.player1_id is None else 2
             now = core.clock.now()
             values: dict[str, Any] = {

@@ -61,6 +61,7 @@ class ReadingService:
                 "public": game.public,
                 "imported": game.imported,
                 "imported_by": game.imported_by,
+                "rated": game.rated,
                 "players": players_json(game),
                 "colours": view["colours"],
                 "moves": list(position.moves),
@@ -202,6 +203,7 @@ def open_entry(game: Game, visitor: Visitor | None = None) -> Json:
         "players": players_json(game),
         "created_at": game.created_at,
         "join_token": game.join_token,
+        "rated": bool(game.rated),
         "yours": visitor is not None
         and game.creator_id == visitor.id
         and game.seat_of(visitor.id) is not None,

@@ -15,7 +15,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/api/me"): (200, "MeOut", set()),
     ("put", "/api/me"): (200, "MeOut", {413, 422}),
     ("get", "/api/catalogue"): (200, "CatalogueOut", set()),
-    ("post", "/api/games"): (201, "CreatedOut", {413, 422, 429}),
+    ("post", "/api/games"): (201, "CreatedOut", {403, 413, 422, 429}),
     ("get", "/api/games/open"): (200, "OpenGamesOut", set()),
     ("get", "/api/games/{game_id}"): (200, "Snapshot", {404}),
     ("post", "/api/games/{game_id}/join"): (200, "JoinedOut", {403, 404, 409, 413, 422}),
