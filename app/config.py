@@ -146,6 +146,12 @@ class Settings(BaseSettings):
     rate_replay_per_ip: str = "120/minute"
     rate_import_per_visitor: str = "10/minute"
     rate_import_per_ip: str = "30/minute"
+    # Accounts (issue 16): challenges sent, login attempts per client address and per attempted
+    # username (whether or not it exists: the answer never tells), and sign-ups per address.
+    rate_challenge_per_visitor: str = "20/hour"
+    rate_login_per_ip: str = "20/minute;200/day"
+    rate_login_per_account: str = "10/minute;100/day"
+    rate_signup_per_ip: str = "5/minute;50/day"
     # While Redis is unreachable the limits let everything through (fail open); they ask it again
     # after this many seconds.
     limits_retry_after_outage: float = 5.0

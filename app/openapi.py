@@ -29,6 +29,11 @@ RESIGN = ("post", GAME + "/resign")
 STEPS = ("get", GAME + "/steps")
 RECORD = ("get", "/games/{game_id}/record.json")
 IMPORT = ("post", "/api/archive/import")
+CHALLENGE = ("post", "/api/challenges")
+_ANSWERS = {
+    name: ("post", f"/api/challenges/{{challenge_id}}/{name.lower()}")
+    for name in ("Accept", "Decline", "Cancel")
+}
 
 #: Where the game's id and token come from, per source of a link.
 _CREATED = {"game_id": "$response.body#/id", "token": "$response.body#/join_token"}
@@ -63,6 +68,11 @@ LINKS: dict[tuple[tuple[str, str], str], dict[str, tuple[tuple[str, str], dict[s
             _SAME_GAME,
             {"move": "$response.body#/move", "version": "$response.body#/version"},
         ),
+    },
+    # A challenge sent is answered, or withdrawn, by its id.
+    (CHALLENGE, "201"): {
+        name: (target, {"challenge_id": "$response.body#/id"}, None)
+        for name, target in _ANSWERS.items()
     },
     (MOVE, "200"): {
         "Steps": (STEPS, _SAME_GAME, None),

@@ -1,4 +1,5 @@
-"""Websockets: ``/ws/games/{id}`` (play and watch one game) and ``/ws/live`` (games in progress).
+"""Websockets: ``/ws/games/{id}`` (play and watch one game), ``/ws/live`` (games in progress) and
+``/ws/me`` (the visitor's own games: "My games", the your-turn badge and alerts).
 
 Thin: each socket parses and rate-limits what it receives, hands moves to the service and forwards
 what the hub publishes. See ``docs/protocol.md`` for every message.
@@ -23,7 +24,15 @@ from app.config import Settings
 from app.deps import resolve_visitor
 from app.errors import AppError, ErrorCode, excerpt
 from app.parsing import TOO_DEEP, json_fault, natural
-from app.runtime.hub import LIVE_CHANNEL, RESYNC, Hub, Subscription, encode, game_channel
+from app.runtime.hub import (
+    LIVE_CHANNEL,
+    RESYNC,
+    Hub,
+    Subscription,
+    encode,
+    game_channel,
+    player_channel,
+)
 from app.runtime.limiter import client_key
 from app.runtime.throttle import Throttle
 from app.schemas.messages import (
@@ -203,21 +212,8 @@ async def _send_resync(socket: Socket, resync: Resync) -> None:
 
 
 async def _run_both(first: Awaitable[Any], second: Awaitable[Any]) -> None:
-    """Run two loops until either ends, then cancel the other; a loop's failure is logged (the
-    client going away is no failure)."""
-    tasks = [asyncio.ensure_future(first), asyncio.ensure_future(second)]
-    try:
-        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            try:
-                await task
-            except (asyncio.CancelledError, WebSocketDisconnect):
-                pass
-            except Exception:
-                log.exception("a websocket loop failed")
+    """Run two loops until either ends, then cancel the other (see :func:`_run_all`)."""
+    await _run_all([first, second])
 
 
 async def _unexpected(socket: Socket, kind: str, msg_id: str | None) -> None:
@@ -390,7 +386,8 @@ async def live_socket(websocket: WebSocket) -> None:
     await _with_socket_quota(websocket, body)
 
 
-async def _live_reader(socket: Socket) -> None:
+async def _live_reader(socket: Socket, name: str = "live") -> None:
+    """Answer pings; a list socket takes no other message."""
     while True:
         message = await socket.receive()
         if message is None:
@@ -399,5 +396,68 @@ async def _live_reader(socket: Socket) -> None:
             await socket.send({"type": "pong"})
         else:
             await socket.error(
-                AppError(ErrorCode.UNKNOWN_TYPE, f"the live socket takes no {message.type!r}")
+                AppError(ErrorCode.UNKNOWN_TYPE, f"the {name} socket takes no {message.type!r}")
             )
+
+
+@router.websocket("/ws/me")
+async def my_socket(websocket: WebSocket) -> None:
+    """The visitor's own lists (``mine``), sent at once and again whenever one may have changed."""
+    service: GameService = websocket.app.state.service
+    hub: Hub = websocket.app.state.hub
+
+    async def body(socket: Socket, visitor: Visitor) -> None:
+        ids = await service.mine.player_ids(visitor)
+        changed = asyncio.Event()
+        async with contextlib.AsyncExitStack() as stack:
+            subscriptions = [
+                await stack.enter_async_context(hub.subscribe(player_channel(pid))) for pid in ids
+            ]
+            await socket.send({"type": "mine", **await service.mine.mine(visitor, ids)})
+            await _run_all(
+                [
+                    *(_notice(socket, sub, changed) for sub in subscriptions),
+                    _send_mine(socket, changed, lambda: service.mine.mine(visitor, ids)),
+                    _live_reader(socket, "my games"),
+                ]
+            )
+
+    await _with_socket_quota(websocket, body)
+
+
+async def _notice(socket: Socket, subscription: Subscription, changed: asyncio.Event) -> None:
+    """Note that the lists may have changed (a ``mine_changed``, or a resync after an outage)."""
+    while True:
+        text = await subscription.get()
+        if text is None:  # this socket fell too far behind
+            await socket.close(CLOSE_SLOW)
+            return
+        changed.set()
+
+
+async def _send_mine(
+    socket: Socket, changed: asyncio.Event, read: Callable[[], Awaitable[dict[str, Any]]]
+) -> None:
+    """Send the lists again after each change; a burst of changes costs one read."""
+    while True:
+        await changed.wait()
+        changed.clear()
+        await socket.send({"type": "mine", **await read()})
+
+
+async def _run_all(loops: list[Awaitable[Any]]) -> None:
+    """Run loops until one ends, then cancel the others; a loop's failure is logged (the client
+    going away is no failure)."""
+    tasks = [asyncio.ensure_future(loop) for loop in loops]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except (asyncio.CancelledError, WebSocketDisconnect):
+                pass
+            except Exception:
+                log.exception("a websocket loop failed")

@@ -46,10 +46,21 @@ LIMITS: dict[str, str] = {
     "replay per IP": "rate_replay_per_ip",
     "import per visitor": "rate_import_per_visitor",
     "import per IP": "rate_import_per_ip",
+    "challenge per visitor": "rate_challenge_per_visitor",
+    "login per IP": "rate_login_per_ip",
+    "login per account": "rate_login_per_account",
+    "signup per IP": "rate_signup_per_ip",
 }
 
 #: What each limited action is called in a refusal's message.
-_ACTIONS = {"create": "games created", "replay": "replays", "import": "imports"}
+_ACTIONS = {
+    "create": "games created",
+    "replay": "replays",
+    "import": "imports",
+    "challenge": "challenges",
+    "login": "login attempts",
+    "signup": "sign-ups",
+}
 
 
 def client_key(host: str | None) -> str:

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictInt, StrictStr, TypeAdapter
 
 from app.errors import ErrorCode
+from app.schemas.mine import MyGamesOut
 from app.schemas.requests import MoveText, MsgId, Strict
 from app.schemas.responses import (
     GameStatus,
@@ -222,6 +223,12 @@ class LiveEndMsg(Out):
     result: StoredResult
 
 
+class MineMsg(MyGamesOut):
+    """``/ws/me``: the visitor's lists ("My games"), at connection and after every change."""
+
+    type: Literal["mine"]
+
+
 ServerMessage = Annotated[
     SnapshotMsg
     | CatchupMsg
@@ -234,7 +241,8 @@ ServerMessage = Annotated[
     | LiveMsg
     | LiveUpdateMsg
     | LiveEndMsg
-    | OpenUpdateMsg,
+    | OpenUpdateMsg
+    | MineMsg,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -5,6 +5,7 @@
 - :mod:`.reading`: snapshots, catch-ups, steps, records, the open and live lists, replays;
 - :mod:`.archive`: the archive and imported records;
 - :mod:`.accounts`: signing up, logging in and out, who a request is;
+- :mod:`.mine` and :mod:`.challenges`: a player's own lists ("My games") and direct challenges;
 - :mod:`.core`: what they share (locks, the position cache, publishing, :meth:`Core.finish`).
 
 Routes and sockets call :class:`GameService`, one thin facade over them (``ServiceDep``).
@@ -27,8 +28,10 @@ from app.runtime.hub import Hub
 from app.runtime.rules import RulesRunner, slugs
 from app.services.accounts import AccountService
 from app.services.archive import ArchiveService
+from app.services.challenges import ChallengeService
 from app.services.core import Core, Json, Visitor
 from app.services.lifecycle import LifecycleService
+from app.services.mine import MineService
 from app.services.play import PlayService
 from app.services.reading import ReadingService
 
@@ -60,6 +63,8 @@ class GameService:
         self.playing = PlayService(self.core)
         self.reading = ReadingService(self.core)
         self.archiving = ArchiveService(self.core)
+        self.challenges = ChallengeService(self.core, self.lifecycle)
+        self.mine = MineService(self.core, self.challenges)
 
     @property
     def hub(self) -> Hub:

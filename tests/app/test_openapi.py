@@ -33,6 +33,15 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("post", "/api/account/login"): (200, "LoginOut", {401, 413, 422}),
     ("post", "/api/account/logout"): (200, "OkOut", {413, 422}),
     ("get", "/api/account"): (200, "AccountOut", {401}),
+    ("get", "/api/me/games"): (200, "MyGamesOut", set()),
+    ("post", "/api/challenges"): (201, "ChallengeOut", {403, 404, 413, 422, 429}),
+    ("post", "/api/challenges/{challenge_id}/accept"): (200, "ChallengeAnswerOut", {403, 404, 409}),
+    ("post", "/api/challenges/{challenge_id}/decline"): (
+        200,
+        "ChallengeAnswerOut",
+        {403, 404, 409},
+    ),
+    ("post", "/api/challenges/{challenge_id}/cancel"): (200, "ChallengeAnswerOut", {403, 404, 409}),
 }
 HTML_PAGES = {"/", "/rules", "/rules/{slug}", "/games/{game_id}", "/live", "/archive"}
 

@@ -15,5 +15,9 @@ QUOTAS_OFF: dict[str, str] = {
     "RATE_REPLAY_PER_IP": "",
     "RATE_IMPORT_PER_VISITOR": "",
     "RATE_IMPORT_PER_IP": "",
+    "RATE_CHALLENGE_PER_VISITOR": "",
+    "RATE_LOGIN_PER_IP": "",
+    "RATE_LOGIN_PER_ACCOUNT": "",
+    "RATE_SIGNUP_PER_IP": "",
     "WS_MAX_SOCKETS_PER_IP": "1000000",
 }

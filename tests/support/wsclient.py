@@ -74,7 +74,9 @@ class TestVisitor:
 
     @property
     def cookie(self) -> str:
-        return f"{COOKIE}={self.http.cookies[COOKIE]}"
+        """The Cookie header of this visitor: its guest cookie, and its session once signed in."""
+        assert COOKIE in self.http.cookies
+        return "; ".join(f"{name}={value}" for name, value in self.http.cookies.items())
 
     async def open(
         self, game_id: str, since: int | None = None, token: str | None = None
@@ -83,11 +85,13 @@ class TestVisitor:
         query = "&".join(
             f"{k}={v}" for k, v in (("since", since), ("token", token)) if v is not None
         )
-        url = self.base_url.replace("http", "ws", 1) + f"/ws/games/{game_id}"
+        return await self.open_path(f"/ws/games/{game_id}" + (f"?{query}" if query else ""))
+
+    async def open_path(self, path: str) -> GameSocket:
+        """A websocket to ``path`` (``/ws/me``, ``/ws/live``) with this visitor's cookies."""
+        url = self.base_url.replace("http", "ws", 1) + path
         connection = await websockets.connect(
-            url + (f"?{query}" if query else ""),
-            additional_headers={"Cookie": self.cookie},
-            max_size=None,
+            url, additional_headers={"Cookie": self.cookie}, max_size=None
         )
         socket = GameSocket(connection)
         self.sockets.append(socket)

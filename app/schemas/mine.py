@@ -1,0 +1,91 @@
+""" "My games" and challenges: bodies and answers (``docs/protocol.md``)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, StrictStr
+
+from app.schemas.requests import Strict
+from app.schemas.responses import Out
+
+
+class MyGame(Out):
+    """One of the visitor's games, from the side of its seat."""
+
+    id: str
+    game: str
+    title: str
+    status: Literal["waiting", "active", "finished"]
+    seat: Literal[1, 2]
+    opponent: str | None = Field(description="the name the opponent's seat was taken with")
+    your_turn: bool
+    moves: int
+    rated: bool
+    public: bool
+    last_activity: int
+    url: str
+    invite_url: str | None = Field(description="a waiting game you created: its invitation")
+    outcome: Literal["won", "lost", "draw"] | None = Field(description="a finished game's")
+
+
+class ChallengePerson(Out):
+    """An account as a challenge names it."""
+
+    username: str | None
+    display_name: str | None
+
+
+class ChallengeOut(Out):
+    """A challenge (``from`` challenges ``to``; ``seat`` is the challenger's)."""
+
+    id: str
+    from_: ChallengePerson = Field(alias="from")
+    to: ChallengePerson
+    incoming: bool = Field(description="you are the one challenged")
+    game: str
+    title: str
+    options: dict[str, Any]
+    seat: Literal["1", "2", "random"]
+    rated: bool
+    status: Literal["pending", "accepted", "declined", "cancelled"]
+    game_id: str | None
+    created_at: int
+
+
+class Challenges(Out):
+    """The visitor's pending challenges."""
+
+    incoming: list[ChallengeOut]
+    outgoing: list[ChallengeOut]
+
+
+class MyGamesOut(Out):
+    """Everything "My games" lists."""
+
+    your_turn: list[MyGame] = Field(description="active games where you are to move, oldest first")
+    waiting: list[MyGame] = Field(description="active games waiting for your opponent")
+    open: list[MyGame] = Field(description="your games that nobody joined yet")
+    challenges: Challenges
+    finished: list[MyGame] = Field(description="your last 20 finished games, newest first")
+    turn_count: int
+    now: int = Field(description="the server's time (epoch ms), to age the entries by")
+
+
+class ChallengeIn(Strict):
+    """``POST /api/challenges``: whom, which game and options, the challenger's seat, rated."""
+
+    to: StrictStr = Field(max_length=100)
+    game: StrictStr
+    options: dict[str, Any] = Field(default_factory=dict)
+    seat: Any = Field("random", description='1, 2 or "random"')
+    rated: bool = False
+
+
+class ChallengeAnswerOut(Out):
+    """A challenge accepted (with its game), declined or cancelled."""
+
+    id: str
+    status: Literal["accepted", "declined", "cancelled"]
+    game_id: str | None
+    url: str | None

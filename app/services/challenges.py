@@ -1,0 +1,233 @@
+"""Direct challenges: an account challenges another by username to a game with its options, seat
+and rating; the challenged accepts (the game starts, both seated) or declines; the challenger may
+cancel. Each change tells both accounts' "My games" (``mine_changed`` on their primary players).
+
+A challenge nobody else may see answers ``challenge_not_found``, exactly as one that does not exist.
+Closing is a conditional UPDATE (pending → accepted, declined or cancelled), so of two answers
+racing, in one process or two, exactly one wins and the other gets ``challenge_closed``.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from app.accounts.usernames import username_key
+from app.errors import AppError, ErrorCode, excerpt
+from app.models import Account, Challenge
+from app.repository import accounts as account_reads
+from app.repository import challenges as store
+from app.runtime.hub import player_channel
+from app.runtime.rules import known_games, slugs, title
+from app.services.core import Core, Json, Visitor
+
+if TYPE_CHECKING:
+    from app.services.lifecycle import LifecycleService
+
+_CHALLENGE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
+
+
+def _person(account: Account | None) -> Json:
+    if account is None:
+        return {"username": None, "display_name": None}
+    return {"username": account.username, "display_name": account.display_name}
+
+
+class ChallengeService:
+    """Send, accept, decline and cancel challenges."""
+
+    def __init__(self, core: Core, lifecycle: LifecycleService) -> None:
+        self.core = core
+        self.lifecycle = lifecycle
+
+    def _json(self, challenge: Challenge, people: dict[int, Account], me: int | None) -> Json:
+        return {
+            "id": challenge.id,
+            "from": _person(people.get(challenge.challenger_id)),
+            "to": _person(people.get(challenge.challenged_id)),
+            "incoming": challenge.challenged_id == me,
+            "game": challenge.slug,
+            "title": title(challenge.slug),
+            "options": challenge.options,
+            "seat": challenge.seat,
+            "rated": challenge.rated,
+            "status": challenge.status,
+            "game_id": challenge.game_id,
+            "created_at": challenge.created_at,
+        }
+
+    async def of(self, visitor: Visitor) -> Json:
+        """The visitor's pending challenges, received and sent (none for a guest)."""
+        if visitor.account_id is None:
+            return {"incoming": [], "outgoing": []}
+        async with self.core.sessions() as session:
+            pending = await store.pending_of(session, visitor.account_id)
+            ids = {c.challenger_id for c in pending} | {c.challenged_id for c in pending}
+            people = await store.accounts_by_id(session, sorted(ids))
+        entries = [self._json(c, people, visitor.account_id) for c in pending]
+        return {
+            "incoming": [e for e in entries if e["incoming"]],
+            "outgoing": [e for e in entries if not e["incoming"]],
+        }
+
+    async def send(
+        self,
+        visitor: Visitor,
+        raw_to: object,
+        slug: str,
+        options: dict[str, Any],
+        seat: object,
+        rated: bool,
+    ) -> Json:
+        """Challenge the account ``raw_to`` (a username, any case)."""
+        core = self.core
+        if visitor.account_id is None:
+            raise AppError(
+                ErrorCode.ACCOUNT_REQUIRED, "Log in or sign up to challenge a player by name"
+            )
+        if not isinstance(raw_to, str) or not 1 <= len(raw_to.strip()) <= 24:
+            raise AppError(
+                ErrorCode.PLAYER_NOT_FOUND, f"no player is called {excerpt(raw_to)}", field="to"
+            )
+        if slug not in slugs():
+            raise AppError(
+                ErrorCode.UNKNOWN_GAME,
+                f"unknown game {excerpt(slug)} (known: {known_games()})",
+                field="game",
+            )
+        try:
+            rules = core.rules.offered_rules(slug, options)
+        except ValueError as exc:
+            match = re.search(r"option '([^']*)'", str(exc))
+            field = f"options.{match.group(1)}" if match else "options"
+            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=field) from exc
+        if isinstance(seat, bool) or seat not in (1, 2, "random"):
+            raise AppError(
+                ErrorCode.INVALID_REQUEST,
+                f"seat must be 1, 2 or 'random', not {excerpt(seat)}",
+                field="seat",
+            )
+        async with core.sessions() as session:
+            target = await account_reads.account_by_key(session, username_key(raw_to.strip()))
+            me = await account_reads.account_by_id(session, visitor.account_id)
+        if target is None or me is None:
+            raise AppError(
+                ErrorCode.PLAYER_NOT_FOUND,
+                f"no player is called {excerpt(raw_to.strip())}",
+                field="to",
+            )
+        if target.id == me.id:
+            raise AppError(
+                ErrorCode.CANNOT_CHALLENGE_SELF, "You cannot challenge yourself", field="to"
+            )
+        now = core.clock.now()
+        challenge_id = secrets.token_urlsafe(9)
+        row: dict[str, Any] = {
+            "id": challenge_id,
+            "challenger_id": me.id,
+            "challenged_id": target.id,
+            "slug": slug,
+            "options": rules.options,
+            "seat": str(seat),
+            "rated": rated,
+            "status": "pending",
+            "game_id": None,
+            "created_at": now,
+            "answered_at": None,
+        }
+        await core.writer.write(store.NewChallenge(row))
+        await self._tell((me, target), challenge_id)
+        return self._json(Challenge(**row), {me.id: me, target.id: target}, me.id)
+
+    async def _load(
+        self, visitor: Visitor, challenge_id: str
+    ) -> tuple[Challenge, dict[int, Account]]:
+        """The challenge if the visitor sent or received it; ``challenge_not_found`` else."""
+        missing = AppError(
+            ErrorCode.CHALLENGE_NOT_FOUND, f"there is no challenge {excerpt(challenge_id)}"
+        )
+        if visitor.account_id is None or not _CHALLENGE_ID.fullmatch(challenge_id):
+            raise missing
+        async with self.core.sessions() as session:
+            challenge = await store.get_challenge(session, challenge_id)
+            if challenge is None or visitor.account_id not in (
+                challenge.challenger_id,
+                challenge.challenged_id,
+            ):
+                raise missing
+            people = await store.accounts_by_id(
+                session, [challenge.challenger_id, challenge.challenged_id]
+            )
+        return challenge, people
+
+    async def _close(self, challenge: Challenge, status: str) -> None:
+        closed = await self.core.writer.write(
+            store.CloseChallenge(challenge.id, status, self.core.clock.now())
+        )
+        if closed != 1:
+            raise AppError(
+                ErrorCode.CHALLENGE_CLOSED, "This challenge was already answered or cancelled"
+            )
+
+    async def _tell(self, accounts: Iterable[Account | None], challenge_id: str) -> None:
+        for account in accounts:
+            if account is not None:
+                await self.core.hub.publish(
+                    player_channel(account.player_id),
+                    {"type": "mine_changed", "challenge": challenge_id},
+                )
+
+    def _pending(self, challenge: Challenge) -> None:
+        if challenge.status != "pending":
+            raise AppError(
+                ErrorCode.CHALLENGE_CLOSED, f"This challenge was already {challenge.status}"
+            )
+
+    async def accept(self, visitor: Visitor, challenge_id: str) -> Json:
+        """The challenged player accepts: the game starts with both seated."""
+        challenge, people = await self._load(visitor, challenge_id)
+        if challenge.challenged_id != visitor.account_id:
+            raise AppError(ErrorCode.NOT_A_PLAYER, "Only the challenged player can accept")
+        self._pending(challenge)
+        challenger = people.get(challenge.challenger_id)
+        if challenger is None:
+            raise AppError(ErrorCode.CHALLENGE_NOT_FOUND, "the challenger's account is gone")
+        await self._close(challenge, "accepted")
+        seat: object = int(challenge.seat) if challenge.seat in ("1", "2") else "random"
+        host = Visitor(
+            challenger.player_id, challenger.display_name, challenger.id, challenger.username
+        )
+        created = await self.lifecycle.create(
+            host, challenge.slug, challenge.options, seat, False, challenge.rated, quota=False
+        )
+        await self.lifecycle.join(visitor, created["id"], created["join_token"])
+        await self.core.writer.write(store.ChallengeGame(challenge.id, created["id"]))
+        await self._tell(people.values(), challenge.id)
+        return {
+            "id": challenge.id,
+            "status": "accepted",
+            "game_id": created["id"],
+            "url": f"/games/{created['id']}",
+        }
+
+    async def decline(self, visitor: Visitor, challenge_id: str) -> Json:
+        """The challenged player declines."""
+        challenge, people = await self._load(visitor, challenge_id)
+        if challenge.challenged_id != visitor.account_id:
+            raise AppError(ErrorCode.NOT_A_PLAYER, "Only the challenged player can decline")
+        self._pending(challenge)
+        await self._close(challenge, "declined")
+        await self._tell(people.values(), challenge.id)
+        return {"id": challenge.id, "status": "declined", "game_id": None, "url": None}
+
+    async def cancel(self, visitor: Visitor, challenge_id: str) -> Json:
+        """The challenger withdraws the challenge."""
+        challenge, people = await self._load(visitor, challenge_id)
+        if challenge.challenger_id != visitor.account_id:
+            raise AppError(ErrorCode.NOT_A_PLAYER, "Only the challenger can cancel a challenge")
+        self._pending(challenge)
+        await self._close(challenge, "cancelled")
+        await self._tell(people.values(), challenge.id)
+        return {"id": challenge.id, "status": "cancelled", "game_id": None, "url": None}
