@@ -11,7 +11,7 @@ from sqlalchemy import Connection, and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Account, AccountSession, Game, Player
+from app.models import Account, AccountSession, Event, Game, Move, Player
 from app.repository.writes import PlayerName, save_players
 
 Row = dict[str, Any]
@@ -222,3 +222,76 @@ class RenameAccount:
             .values(display_name=self.player.name)
         )
         save_players(conn, [self.player])
+
+
+async def live_sessions(
+    session: AsyncSession, account_id: int, now: int
+) -> Sequence[AccountSession]:
+    """An account's sessions that are neither revoked nor expired, the latest used first."""
+    result = await session.execute(
+        select(AccountSession)
+        .where(
+            AccountSession.account_id == account_id,
+            AccountSession.revoked_at.is_(None),
+            AccountSession.expires_at > now,
+        )
+        .order_by(AccountSession.last_seen_at.desc())
+    )
+    return result.scalars().all()
+
+
+@dataclass(frozen=True)
+class UpdateAccount:
+    """New values of an account's columns (settings, email, password hash...)."""
+
+    account_id: int
+    values: Row
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(update(Account).where(Account.id == self.account_id).values(**self.values))
+
+
+@dataclass(frozen=True)
+class ClaimGuest:
+    """Attach a guest's games to an account: every seat, creator, move and event of the guest
+    becomes the account's primary player's, except in games where that player already holds the
+    other seat (they keep the guest, so a game keeps two distinct seats); then the guest's row
+    becomes the account's. Returns (games attached, games kept). Nothing if the guest is owned."""
+
+    guest_id: str
+    account_id: int
+    player_id: str
+
+    def __call__(self, conn: Connection) -> tuple[int, int]:
+        owned = conn.execute(
+            update(Player)
+            .where(Player.id == self.guest_id, Player.account_id.is_(None))
+            .values(account_id=self.account_id)
+        )
+        if owned.rowcount != 1:
+            raise PlayerOwned
+        guest, me = self.guest_id, self.player_id
+        shared = select(Game.id).where(
+            or_(
+                and_(Game.player1_id == guest, Game.player2_id == me),
+                and_(Game.player2_id == guest, Game.player1_id == me),
+            )
+        )
+        kept = {row[0] for row in conn.execute(shared)}
+        mine = select(Game.id).where(_seated([guest]))
+        claimed = {row[0] for row in conn.execute(mine)} - kept
+        if claimed:
+            ids = sorted(claimed)
+            for seat in (Game.player1_id, Game.player2_id, Game.creator_id):
+                conn.execute(update(Game).where(Game.id.in_(ids), seat == guest).values({seat: me}))
+            conn.execute(
+                update(Move)
+                .where(Move.game_id.in_(ids), Move.player_id == guest)
+                .values(player_id=me)
+            )
+            conn.execute(
+                update(Event)
+                .where(Event.game_id.in_(ids), Event.player_id == guest)
+                .values(player_id=me)
+            )
+        return len(claimed), len(kept)

@@ -8,14 +8,29 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
 
 from app.accounts.sessions import IDLE_MS, cookie_header
+from app.accounts.usernames import username_key
 from app.deps import ServiceDep, VisitorDep
 from app.identity import new_guest_id
+from app.runtime.limiter import Limiter, client_key, rate_limited
 from app.schemas import error_responses
-from app.schemas.accounts import AccountOut, EmptyIn, LoginIn, LoginOut, OkOut, SignupIn
+from app.schemas.accounts import (
+    AccountOut,
+    ClaimedOut,
+    EmailIn,
+    EmptyIn,
+    LoggedOutOut,
+    LoginIn,
+    LoginOut,
+    OkOut,
+    PasswordIn,
+    SessionsOut,
+    SettingsIn,
+    SignupIn,
+)
 
 router = APIRouter()
 
@@ -36,7 +51,8 @@ def _with_session(body: dict[str, Any], cookie: str, request: Request, status: i
     "/api/account/signup",
     status_code=201,
     response_model=AccountOut,
-    responses=error_responses(409, 422),
+    responses=error_responses(409, 422, 429),
+    dependencies=[Depends(rate_limited("signup per IP"))],
 )
 async def signup(
     body: SignupIn, request: Request, visitor: VisitorDep, service: ServiceDep
@@ -49,12 +65,22 @@ async def signup(
     return _with_session(login.body, login.cookie, request, 201)
 
 
-@router.post("/api/account/login", response_model=LoginOut, responses=error_responses(401, 422))
+@router.post(
+    "/api/account/login", response_model=LoginOut, responses=error_responses(401, 422, 429)
+)
 async def login(
     body: LoginIn, request: Request, visitor: VisitorDep, service: ServiceDep
 ) -> JSONResponse:
-    """Start a session; ``claimable`` counts the games this browser's guest could attach."""
+    """Start a session; ``claimable`` counts the games this browser's guest could attach.
+
+    Attempts are counted per client address and per username tried (its key, whether or not an
+    account has it: a limit reached says nothing about the account)."""
     agent, address = _client(request)
+    limiter: Limiter = request.app.state.limiter
+    tried = body.username.strip()[:100] if isinstance(body.username, str) else "?"
+    await limiter.check(
+        ("login per IP", client_key(address)), ("login per account", username_key(tried))
+    )
     started = await service.accounts.login(
         visitor,
         request.state.guest_id,
@@ -86,3 +112,77 @@ async def logout(
 async def account(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """The signed-in account (401 ``not_signed_in`` without a session)."""
     return await service.accounts.account(visitor)
+
+
+def _logged_out(request: Request, body: dict[str, Any], visitor_id: str) -> JSONResponse:
+    """An answer that clears the session cookie (and gives a fresh guest to a browser whose guest
+    was the account's player)."""
+    if visitor_id == request.state.guest_id:
+        request.state.guest_id = new_guest_id()
+    secure = request.app.state.settings.secure_cookies()
+    response = JSONResponse(body)
+    response.headers.append("set-cookie", cookie_header("", 0, secure))
+    return response
+
+
+@router.post(
+    "/api/account/logout-all", response_model=LoggedOutOut, responses=error_responses(401, 422)
+)
+async def logout_all(
+    request: Request, visitor: VisitorDep, service: ServiceDep, body: EmptyIn | None = None
+) -> JSONResponse:
+    """End every session of the account, on every browser, this one too."""
+    ended = await service.accounts.logout_everywhere(visitor)
+    return _logged_out(request, {"ended": ended}, visitor.id)
+
+
+@router.get("/api/account/sessions", response_model=SessionsOut, responses=error_responses(401))
+async def sessions(request: Request, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+    """The account's live sessions."""
+    return await service.accounts.sessions_of(visitor, request.state.session_id)
+
+
+@router.delete(
+    "/api/account/sessions/{session_id}",
+    status_code=204,
+    response_class=Response,
+    responses=error_responses(401, 404),
+)
+async def revoke(session_id: str, visitor: VisitorDep, service: ServiceDep) -> Response:
+    """End one of the account's sessions (its public id, from the sessions list)."""
+    await service.accounts.revoke(visitor, session_id)
+    return Response(status_code=204)
+
+
+@router.post("/api/account/password", response_model=OkOut, responses=error_responses(401, 422))
+async def password(
+    body: PasswordIn, request: Request, visitor: VisitorDep, service: ServiceDep
+) -> dict[str, Any]:
+    """Change the password; every other session ends."""
+    await service.accounts.change_password(
+        visitor, body.current, body.new, request.state.session_id
+    )
+    return {"ok": True}
+
+
+@router.put("/api/account/settings", response_model=AccountOut, responses=error_responses(401, 422))
+async def settings(body: SettingsIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+    """Change the account's settings (``digest``: the turns digest by email)."""
+    changes = body.model_dump(exclude_none=True)
+    return await service.accounts.update_settings(visitor, changes)
+
+
+@router.put(
+    "/api/account/email", response_model=AccountOut, responses=error_responses(401, 409, 422)
+)
+async def email(body: EmailIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+    """Set the account's email address (null: none)."""
+    return await service.accounts.set_email(visitor, body.email)
+
+
+@router.post("/api/account/claim", response_model=ClaimedOut, responses=error_responses(401, 422))
+async def claim(
+    request: Request, visitor: VisitorDep, service: ServiceDep, body: EmptyIn | None = None
+) -> dict[str, Any]:
+    """Attach the games of this browser's guest to the signed-in account."""
+    return await service.accounts.claim(visitor, request.state.guest_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from app.schemas.requests import Strict
 from app.schemas.responses import Out
@@ -58,3 +58,52 @@ class OkOut(Out):
     """Done."""
 
     ok: bool
+
+
+class SettingsIn(Strict):
+    """``PUT /api/account/settings``: the settings to change (unknown ones are refused)."""
+
+    digest: StrictBool | None = None
+
+
+class EmailIn(Strict):
+    """``PUT /api/account/email``: the new address, or null for none."""
+
+    email: Any
+
+
+class PasswordIn(Strict):
+    """``POST /api/account/password``: the current password and the new one."""
+
+    current: Any
+    new: Any
+
+
+class SessionOut(Out):
+    """One of the account's sessions, as its owner sees it."""
+
+    id: str = Field(description="a public id: the start of the session's key, never the token")
+    created_at: int
+    last_seen_at: int
+    browser: str = Field(description='its user agent in a few words, "Firefox on Linux"')
+    current: bool = Field(description="the session of this request")
+
+
+class SessionsOut(Out):
+    """The account's live sessions, the latest used first."""
+
+    sessions: list[SessionOut]
+
+
+class ClaimedOut(Out):
+    """Games attached to the account, and games kept by the guest (the account already held their
+    other seat)."""
+
+    claimed: int
+    kept: int
+
+
+class LoggedOutOut(Out):
+    """Sessions ended."""
+
+    ended: int

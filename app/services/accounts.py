@@ -260,6 +260,116 @@ class AccountService:
         await self.core.writer.write(store.RenameAccount(visitor.account_id, player))
         return Visitor(visitor.id, name, visitor.account_id, visitor.username)
 
+    async def _own(self, visitor: Visitor) -> Account:
+        """The visitor's account (``not_signed_in`` without a session)."""
+        if visitor.account_id is None:
+            raise not_signed_in()
+        async with self.core.sessions() as session:
+            account = await store.account_by_id(session, visitor.account_id)
+        if account is None:
+            raise not_signed_in()
+        return account
+
+    async def claim(self, visitor: Visitor, guest_id: str) -> Json:
+        """Attach the games of this browser's guest to the signed-in account (see
+        :class:`~app.repository.accounts.ClaimGuest`); nothing to attach is no error."""
+        account = await self._own(visitor)
+        if guest_id == account.player_id:
+            return {"claimed": 0, "kept": 0}
+        async with self.core.sessions() as session:
+            guest = await reads.get_player(session, guest_id)
+        if guest is None or guest.account_id is not None:
+            return {"claimed": 0, "kept": 0}
+        try:
+            claimed, kept = await self.core.writer.write(
+                store.ClaimGuest(guest_id, account.id, account.player_id)
+            )
+        except store.PlayerOwned:
+            return {"claimed": 0, "kept": 0}
+        return {"claimed": claimed, "kept": kept}
+
+    async def sessions_of(self, visitor: Visitor, current: str | None) -> Json:
+        """The account's live sessions, for its owner."""
+        account = await self._own(visitor)
+        async with self.core.sessions() as session:
+            rows = await store.live_sessions(session, account.id, self.core.clock.now())
+        return {
+            "sessions": [
+                {
+                    "id": row.id[:SESSION_PUBLIC_ID],
+                    "created_at": row.created_at,
+                    "last_seen_at": row.last_seen_at,
+                    "browser": _agent(row.user_agent),
+                    "current": row.id == current,
+                }
+                for row in rows
+            ]
+        }
+
+    async def revoke(self, visitor: Visitor, public_id: str) -> None:
+        """End one of the account's sessions (``session_not_found`` if it has none such)."""
+        account = await self._own(visitor)
+        async with self.core.sessions() as session:
+            rows = await store.live_sessions(session, account.id, self.core.clock.now())
+        found = [
+            row.id
+            for row in rows
+            if len(public_id) == SESSION_PUBLIC_ID and row.id.startswith(public_id)
+        ]
+        if len(found) != 1:
+            raise AppError(ErrorCode.SESSION_NOT_FOUND, "You have no such session")
+        await self.core.writer.write(
+            store.RevokeSessions(account.id, self.core.clock.now(), only=found[0])
+        )
+
+    async def logout_everywhere(self, visitor: Visitor) -> int:
+        """End every session of the account, this one too; how many ended."""
+        account = await self._own(visitor)
+        ended: int = await self.core.writer.write(
+            store.RevokeSessions(account.id, self.core.clock.now())
+        )
+        return ended
+
+    async def change_password(
+        self, visitor: Visitor, current: object, new: object, session_id: str | None
+    ) -> None:
+        """A new password, if ``current`` is right; every other session ends."""
+        account = await self._own(visitor)
+        if (
+            not isinstance(current, str)
+            or len(current) > 256
+            or not await verify_password(account.password_hash, current)
+        ):
+            raise AppError(
+                ErrorCode.BAD_CREDENTIALS, "The current password is wrong", field="current"
+            )
+        password = check_password_rules(new, account.username)
+        now = self.core.clock.now()
+        hashed = await hash_password(password)
+        await self.core.writer.write(
+            store.UpdateAccount(account.id, {"password_hash": hashed, "password_changed_at": now})
+        )
+        await self.core.writer.write(store.RevokeSessions(account.id, now, keep=session_id))
+
+    async def update_settings(self, visitor: Visitor, changes: dict[str, bool]) -> Json:
+        """The account's settings, changed."""
+        account = await self._own(visitor)
+        settings = {**DEFAULT_SETTINGS, **(account.settings or {}), **changes}
+        await self.core.writer.write(store.UpdateAccount(account.id, {"settings": settings}))
+        return {**account_json(account), "settings": settings}
+
+    async def set_email(self, visitor: Visitor, raw: object) -> Json:
+        """The account's email address (None: none), if the server sends mail."""
+        account = await self._own(visitor)
+        email = validate_email(raw)
+        if email is not None and not self.mail_on():
+            raise AppError(ErrorCode.EMAIL_DISABLED, "This server sends no email", field="email")
+        key = email.casefold() if email else None
+        await self.core.writer.write(
+            store.UpdateAccount(account.id, {"email": email, "email_key": key})
+        )
+        return {**account_json(account), "email": email}
+
     async def account(self, visitor: Visitor) -> Json:
         """The visitor's account (``not_signed_in`` without a session)."""
         if visitor.account_id is None:
@@ -269,6 +379,37 @@ class AccountService:
         if account is None:  # deleted while the session lived
             raise not_signed_in()
         return account_json(account)
+
+
+SESSION_PUBLIC_ID = 16  # hex characters of a session's row id shown to its owner
+
+
+def _agent(text: str | None) -> str:
+    """A session's browser in a few words ("Firefox on Linux"), from its user agent."""
+    if not text:
+        return "Unknown browser"
+    browser = next(
+        (name for key, name in _BROWSERS if key in text), text.split("/", 1)[0][:40] or "Browser"
+    )
+    system = next((name for key, name in _SYSTEMS if key in text), None)
+    return f"{browser} on {system}" if system else browser
+
+
+_BROWSERS = (
+    ("Edg/", "Edge"),
+    ("OPR/", "Opera"),
+    ("Firefox/", "Firefox"),
+    ("Chrome/", "Chrome"),
+    ("Safari/", "Safari"),
+)
+_SYSTEMS = (
+    ("Android", "Android"),
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("Windows", "Windows"),
+    ("Mac OS X", "macOS"),
+    ("Linux", "Linux"),
+)
 
 
 def not_signed_in() -> AppError:
