@@ -101,3 +101,10 @@ async def get_visitor(request: Request, service: ServiceDep) -> Visitor:
 
 
 VisitorDep = Annotated[Visitor, Depends(get_visitor)]
+
+
+async def page_visitor(request: Request) -> Visitor | None:
+    """A page's visitor, for its header (None where the app runs without its services: pages
+    rendered alone, as the rules pages' tests do)."""
+    service: GameService | None = getattr(request.app.state, "service", None)
+    return None if service is None else await resolve_visitor(request, service)

@@ -22,7 +22,7 @@ from app.domain.clock import Clock
 from app.http_limits import BodyLimit
 from app.identity import Signer
 from app.repository.writer import Writer
-from app.routes import account, api, health, mine, pages, replay, ws
+from app.routes import account, api, health, mine, pages, players, replay, ws
 from app.runtime.clock import SystemClock
 from app.runtime.hub import make_hub
 from app.runtime.limiter import Limiter
@@ -122,6 +122,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(api.router)
     app.include_router(account.router)
     app.include_router(mine.router)
+    app.include_router(players.router)
     app.include_router(replay.router)
     app.include_router(ws.router)
     app.include_router(pages.router)

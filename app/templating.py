@@ -10,7 +10,9 @@ import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
+from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from app.runtime import rules as rules_runner
@@ -65,5 +67,11 @@ def static_url(path: str) -> str:
     return f"/static/{path}?v={file_hash(STATIC_DIR / path)}"
 
 
+def _visitor(request: Request) -> dict[str, Any]:
+    """Every page's ``visitor`` (for the header): the one its route resolved, if it did."""
+    return {"visitor": getattr(request.state, "visitor", None)}
+
+
+templates.context_processors.append(_visitor)
 templates.env.globals["diagram"] = diagram
 templates.env.globals["static_url"] = static_url

@@ -117,6 +117,8 @@ class ArchiveFilter:
     result: str | None = None  # "1", "2" or "draw"
     start: int | None = None  # finished_at >= start
     end: int | None = None  # finished_at < end
+    # A player identity's ids (an account's players, or one guest): either seat is one of them.
+    player_ids: tuple[str, ...] | None = None
 
 
 def archive_query(filters: ArchiveFilter, after: tuple[int, str] | None, limit: int) -> Any:
@@ -140,6 +142,9 @@ def archive_query(filters: ArchiveFilter, after: tuple[int, str] | None, limit: 
                 Game.player2_key.like(pattern, escape="!"),
             )
         )
+    if filters.player_ids is not None:
+        ids = filters.player_ids
+        query = query.where(or_(Game.player1_id.in_(ids), Game.player2_id.in_(ids)))
     if filters.start is not None:
         query = query.where(Game.finished_at >= filters.start)
     if filters.end is not None:

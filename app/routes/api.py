@@ -229,8 +229,11 @@ async def archive(
     end: Annotated[str | None, Query(alias="to")] = None,
     limit: str = "20",
     cursor: str | None = None,
+    account: str | None = None,
+    guest: str | None = None,
 ) -> dict[str, Any]:
-    """Finished public games, newest first, filtered and cursor-paginated."""
+    """Finished public games, newest first, filtered and cursor-paginated; ``account`` (a
+    username) or ``guest`` (a guest's player id) finds one player identity's games."""
     if game is not None and game not in installed():
         raise AppError(ErrorCode.BAD_FILTER, f"unknown game {excerpt(game)}", field="game")
     if result is not None and result not in ("1", "2", "draw"):
@@ -250,7 +253,16 @@ async def archive(
         raise AppError(
             ErrorCode.BAD_FILTER, "player cannot hold control characters", field="player"
         )
+    if account is not None and not (1 <= len(account) <= 100 and account.isprintable()):
+        raise AppError(ErrorCode.BAD_FILTER, "account must be a username", field="account")
+    if guest is not None and re.fullmatch(r"[0-9a-f]{32}", guest) is None:
+        raise AppError(
+            ErrorCode.BAD_FILTER, "guest must be a guest's id (32 hex digits)", field="guest"
+        )
+    if account is not None and guest is not None:
+        raise AppError(ErrorCode.BAD_FILTER, "give account or guest, not both", field="guest")
     filters = ArchiveFilter(
+        player_ids=await service.archiving.identity(account, guest),
         game=game,
         player=name_key(player.strip()) if player else None,
         result=result,

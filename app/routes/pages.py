@@ -10,14 +10,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from app.deps import ServiceDep, resolve_visitor
+from app.deps import ServiceDep, VisitorDep, page_visitor, resolve_visitor
 from app.runtime import rules as rules_runner
 from app.templating import templates
 
-router = APIRouter()
+# Every page knows its visitor: the header shows the account, or the links to log in.
+router = APIRouter(dependencies=[Depends(page_visitor)])
 
 # A page's 404 is the HTML error page (app/web_errors.py), not the JSON shape.
 PAGE_404: dict[int | str, dict[str, Any]] = {
@@ -82,3 +83,31 @@ async def live(request: Request) -> HTMLResponse:
 async def archive(request: Request) -> HTMLResponse:
     """Finished games, filtered and paged by the server's archive API."""
     return templates.TemplateResponse(request, "archive.html", {"games": catalogue()})
+
+
+@router.get("/login", response_class=HTMLResponse)
+async def login_page(request: Request) -> HTMLResponse:
+    """Log in (and, after it, offer to attach this browser's guest games)."""
+    return templates.TemplateResponse(request, "login.html", {})
+
+
+@router.get("/signup", response_class=HTMLResponse)
+async def signup_page(request: Request, service: ServiceDep) -> HTMLResponse:
+    """Sign up: this browser's guest becomes the account, its games with it."""
+    context = {"mail_on": service.accounts.mail_on()}
+    return templates.TemplateResponse(request, "signup.html", context)
+
+
+@router.get("/settings", response_class=HTMLResponse)
+async def settings_page(request: Request, visitor: VisitorDep, service: ServiceDep) -> HTMLResponse:
+    """The account's settings and sessions (a guest is offered to log in or sign up)."""
+    context = {"mail_on": service.accounts.mail_on()}
+    return templates.TemplateResponse(request, "settings.html", context)
+
+
+@router.get("/my", response_class=HTMLResponse)
+async def my_page(request: Request) -> HTMLResponse:
+    """My games: your turn, waiting, open games, challenges, finished; and the alerts' switches."""
+    games_ = catalogue()
+    context = {"games": games_, "catalogue_json": json.dumps(games_, separators=(",", ":"))}
+    return templates.TemplateResponse(request, "my.html", context)

@@ -102,6 +102,9 @@ class Player(Out):
 
     seat: Seat
     name: str | None
+    account: str | None = Field(
+        default=None, description="the archive: the username of the seat's account, if any"
+    )
 
 
 class RecordPlayer(Out):

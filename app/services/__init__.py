@@ -33,6 +33,7 @@ from app.services.core import Core, Json, Visitor
 from app.services.lifecycle import LifecycleService
 from app.services.mine import MineService
 from app.services.play import PlayService
+from app.services.players import PlayerService
 from app.services.reading import ReadingService
 
 __all__ = ["GameService", "Visitor", "installed"]
@@ -65,6 +66,7 @@ class GameService:
         self.archiving = ArchiveService(self.core)
         self.challenges = ChallengeService(self.core, self.lifecycle)
         self.mine = MineService(self.core, self.challenges)
+        self.players = PlayerService(self.core)
 
     @property
     def hub(self) -> Hub:

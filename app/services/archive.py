@@ -6,10 +6,11 @@ import json
 import secrets
 from typing import Any
 
+from app.accounts.usernames import username_key
 from app.domain.results import result_key
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
-from app.repository import reads
+from app.repository import accounts, reads
 from app.repository.writes import NewGame
 from app.runtime.rules import RecordError, title
 from app.services.core import Core, Json, Visitor, players_json
@@ -33,6 +34,8 @@ class ArchiveService:
         early, with a cursor, rather than grow with what the games hold)."""
         async with self.core.sessions() as session:
             rows = list(await reads.archive_page(session, filters, after, limit + 1))
+            seated = {p for g in rows for p in (g.player1_id, g.player2_id) if p is not None}
+            owners = await accounts.seat_accounts(session, sorted(seated))
         entries: list[Json] = []
         size = 0
         for g in rows[:limit]:
@@ -41,7 +44,12 @@ class ArchiveService:
                 "game": g.slug,
                 "title": title(g.slug),
                 "options": g.options,
-                "players": players_json(g),
+                "players": [
+                    {**seat, "account": owners[player][1] if player in owners else None}
+                    for seat, player in zip(
+                        players_json(g), (g.player1_id, g.player2_id), strict=True
+                    )
+                ],
                 "moves": g.ply_count,
                 "result": g.result_json,
                 "finished_at": g.finished_at,
@@ -56,6 +64,21 @@ class ArchiveService:
         last = rows[len(entries) - 1] if more and entries else None
         cursor = (last.finished_at or 0, last.id) if last is not None else None
         return entries, cursor
+
+    async def identity(self, username: str | None, guest: str | None) -> tuple[str, ...] | None:
+        """The player ids the archive's ``account`` or ``guest`` filter names (None: neither)."""
+        if username is None and guest is None:
+            return None
+        async with self.core.sessions() as session:
+            if username is not None:
+                account = await accounts.account_by_key(session, username_key(username))
+                ids = await accounts.account_player_ids(session, account.id) if account else []
+            else:
+                assert guest is not None
+                player = await reads.get_player(session, guest)
+                owner = player.account_id if player is not None else None
+                ids = await accounts.account_player_ids(session, owner) if owner else [guest]
+        return tuple(ids)
 
     async def import_record(self, record: object, visitor: Visitor) -> Json:
         """Store a finished game's record, validated by replay, as an archived game imported by

@@ -2,6 +2,7 @@
 // server's steps, the move list with review and replay, and the controls a player needs.
 // Nothing here knows a rule: legal clicks come from `steps`, positions from the server's views.
 
+import { renderRatingChange } from "./ratingchange.js";
 import { Board } from "./board.js";
 import { renderLegend } from "./legend.js";
 import { History, moveTable, setupPlies } from "./replay.js";
@@ -263,6 +264,8 @@ function renderStatus() {
   $("turn-bar").classList.toggle("mine", mine);
   $("result").hidden = !g.result;
   $("result").textContent = resultText(g.result);
+  renderRatingChange($("rating-change"), g.result, S.you && S.you.seat);
+  $("continuation").hidden = g.status !== "finished" || g.imported;
   $("imported").hidden = !g.imported;
   $("imported").textContent = g.imported_by ? `Imported by ${g.imported_by}` : "Imported from a record";
 
@@ -653,3 +656,22 @@ document.addEventListener("keydown", (e) => {
 // the legend is open where there is room; on a phone it waits for a tap, below the board
 if (matchMedia("(min-width: 700px)").matches) $("legend-box").open = true;
 socket.connect();
+
+// A finished game's continuation: a new game of the same game and options, the same visibility and
+// rating, this player in the same seat; its invitation is remembered as the lobby does.
+$("same-again").addEventListener("click", async () => {
+  const g = S.game;
+  const seat = (S.you && S.you.seat) || "random";
+  const res = await fetch("/api/games", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ game: g.game, options: g.options, seat, public: g.public, rated: Boolean(g.rated) }),
+  });
+  const made = await res.json().catch(() => ({}));
+  if (!res.ok) {
+    showError((made.error && made.error.message) || "The new game could not be created");
+    return;
+  }
+  localStorage.setItem(`hexmoot-game-${made.id}`, JSON.stringify({ join_token: made.join_token, invite_url: made.invite_url }));
+  location.href = made.url;
+});

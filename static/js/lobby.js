@@ -68,7 +68,7 @@ form.addEventListener("submit", async (e) => {
   $("create").disabled = true;
   try {
     await saveName();
-    const made = await api("POST", "/api/games", { game: game.slug, options, seat, public: $("visibility").value === "public" });
+    const made = await api("POST", "/api/games", { game: game.slug, options, seat, public: $("visibility").value === "public", rated: Boolean($("rated") && $("rated").checked) });
     localStorage.setItem(`hexmoot-game-${made.id}`, JSON.stringify({ join_token: made.join_token, invite_url: made.invite_url }));
     location.href = made.url;
   } catch (err) {

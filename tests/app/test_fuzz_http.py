@@ -70,7 +70,12 @@ def load_schema(server: LiveServer, inferred_links: bool = True) -> Any:
 
 
 # Pages whose 404 is the HTML error page (issue 15), not the JSON shape.
-HTML_404_PAGES = {"/rules/{slug}", "/games/{game_id}"}
+HTML_404_PAGES = {
+    "/rules/{slug}",
+    "/games/{game_id}",
+    "/players/{username}",
+    "/leaderboards/{slug}",
+}
 
 
 def check_answer(case: Case, response: Response) -> None:

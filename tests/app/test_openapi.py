@@ -49,8 +49,24 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
         {403, 404, 409},
     ),
     ("post", "/api/challenges/{challenge_id}/cancel"): (200, "ChallengeAnswerOut", {403, 404, 409}),
+    ("get", "/api/players/{username}"): (200, "ProfileOut", {404}),
+    ("get", "/api/leaderboards/{slug}"): (200, "LeaderboardOut", {422}),
 }
-HTML_PAGES = {"/", "/rules", "/rules/{slug}", "/games/{game_id}", "/live", "/archive"}
+HTML_PAGES = {
+    "/",
+    "/rules",
+    "/rules/{slug}",
+    "/games/{game_id}",
+    "/live",
+    "/archive",
+    "/login",
+    "/signup",
+    "/settings",
+    "/my",
+    "/players/{username}",
+    "/leaderboards",
+    "/leaderboards/{slug}",
+}
 
 
 async def openapi(clients: ClientFactory) -> dict[str, Any]:

@@ -170,3 +170,38 @@ def test_glickmans_example() -> None:
     assert pytest.approx(player.vol, abs=1e-5) == 0.05999
     first, second = rate(Glicko(), Glicko(), 0.5)
     assert first.rating == pytest.approx(1500) and second.rating == pytest.approx(1500)
+
+
+async def test_profiles_leaderboards_and_the_archive_by_identity(
+    app: FastAPI, clients: ClientFactory
+) -> None:
+    ivy, jon = await _accounts(clients, "ivy_rated", "jon_rated")
+    await jon.put("/api/me", json={"name": "Jon O'Hara"})
+    game_id, _ = await rated_game(ivy, jon, plies=2)
+    await resign(jon, game_id)
+    profile = (await ivy.get("/api/players/IVY_RATED")).json()
+    assert profile["username"] == "ivy_rated" and profile["head_to_head"] is None
+    assert [(g["id"], g["outcome"]) for g in profile["games"]] == [(game_id, "won")]
+    assert profile["ratings"][0]["games"] == 1 and profile["ratings"][0]["provisional"] is True
+    seen_by_jon = (await jon.get("/api/players/ivy_rated")).json()
+    assert seen_by_jon["head_to_head"] == {"wins": 1, "losses": 0, "draws": 0}
+    missing = await ivy.get("/api/players/nobody_at_all")
+    assert (missing.status_code, missing.json()["error"]["code"]) == (404, "player_not_found")
+    board = (await ivy.get(f"/api/leaderboards/{quick_game()[0]}")).json()
+    names = [p["username"] for p in board["players"]]
+    assert names.index("ivy_rated") < names.index("jon_rated")
+    unknown = await ivy.get("/api/leaderboards/chess")
+    assert (unknown.status_code, unknown.json()["error"]["code"]) == (422, "unknown_game")
+    # The archive finds a player's games by identity, whatever name the seat was taken with.
+    found = (await ivy.get("/api/archive", params={"account": "JON_RATED"})).json()["games"]
+    assert [g["id"] for g in found] == [game_id]
+    assert found[0]["players"][1] == {"seat": 2, "name": "Jon O'Hara", "account": "jon_rated"}
+    assert (await ivy.get("/api/archive", params={"account": "nobody"})).json()["games"] == []
+    for params in ({"guest": "xyz"}, {"account": "a", "guest": "0" * 32}):
+        bad = await ivy.get("/api/archive", params=params)
+        assert (bad.status_code, bad.json()["error"]["code"]) == (422, "bad_filter")
+    # The pages render the names escaped.
+    page = await ivy.get("/players/jon_rated")
+    assert page.status_code == 200 and "Jon O&#39;Hara" in page.text
+    assert (await ivy.get("/players/nobody_at_all")).status_code == 404
+    assert (await ivy.get(f"/leaderboards/{quick_game()[0]}")).status_code == 200
