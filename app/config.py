@@ -173,6 +173,29 @@ class Settings(BaseSettings):
     # browsers drop an entry that goes idle by themselves, without waiting for a message.
     live_idle_after: float = Field(default=30 * 60.0, gt=0)
 
+    # --- mail (issue 16): recovery links and turn digests ------------------------------------------
+    # The SMTP server mail goes through; unset, every email feature is off (addresses are refused).
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    smtp_starttls: bool = False
+    smtp_timeout: float = Field(default=10.0, gt=0)
+    mail_from: str = "Hexmoot <noreply@localhost>"
+    # A recovery link works once, for this many seconds.
+    recovery_valid_for: float = Field(default=3600.0, gt=0)
+    # A digest goes to an account away this long (seconds) with turns waiting, at most once per
+    # ``digest_every``; every ``digest_check_every`` seconds a process looks for such accounts.
+    digest_after: float = Field(default=3600.0, gt=0)
+    digest_every: float = Field(default=4 * 3600.0, gt=0)
+    digest_check_every: float = Field(default=300.0, gt=0)
+
+    def site_url(self) -> str:
+        """The site's address for links in mail: PUBLIC_ORIGIN, else this server's host and port."""
+        if self.public_origin:
+            return self.public_origin.rstrip("/")
+        return f"http://{self.host}:{self.port}"
+
     def is_sqlite(self) -> bool:
         """Whether the database is SQLite."""
         return self.database_url.startswith("sqlite")

@@ -82,14 +82,19 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         sweeper = asyncio.create_task(
             every(clock, settings.abandon_check_every, service.abandon_idle)
         )
+        # Turn digests by email (any process may look: a conditional UPDATE picks the sender).
+        digests = asyncio.create_task(
+            every(clock, settings.digest_check_every, service.mail.send_digests)
+        )
         try:
             yield
         finally:
             await app.state.spectator_counts.close()
             await app.state.limiter.close()
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in (sweeper, digests):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
             await hub.close()
             rules.close()
             writer.close()

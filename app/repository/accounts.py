@@ -11,7 +11,7 @@ from sqlalchemy import Connection, and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Account, AccountSession, Event, Game, Move, Player
+from app.models import Account, AccountSession, Event, Game, Move, Player, RecoveryToken
 from app.repository.writes import PlayerName, save_players
 
 Row = dict[str, Any]
@@ -295,3 +295,99 @@ class ClaimGuest:
                 .values(player_id=me)
             )
         return len(claimed), len(kept)
+
+
+async def accounts_to_recover(session: AsyncSession, key: str) -> Sequence[Account]:
+    """The accounts a recovery request names: by username key, else by email key (every one)."""
+    by_name = await account_by_key(session, key)
+    if by_name is not None:
+        return [by_name] if by_name.email else []
+    result = await session.execute(select(Account).where(Account.email_key == key))
+    return result.scalars().all()
+
+
+async def digest_candidates(
+    session: AsyncSession, seen_before: int, sent_before: int
+) -> Sequence[Account]:
+    """Accounts with an email, away since ``seen_before``, with no digest since ``sent_before``."""
+    result = await session.execute(
+        select(Account).where(
+            Account.email.is_not(None),
+            Account.last_seen_at < seen_before,
+            or_(Account.digest_sent_at.is_(None), Account.digest_sent_at < sent_before),
+        )
+    )
+    return result.scalars().all()
+
+
+@dataclass(frozen=True)
+class NewRecoveryToken:
+    """A recovery link's token (its sha256)."""
+
+    row: Row
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(insert(RecoveryToken).values(**self.row))
+
+
+class TokenRefused(Exception):
+    """The recovery token is unknown, used or expired: nothing was written."""
+
+
+@dataclass(frozen=True)
+class ResetPassword:
+    """Use a recovery token once: the new password hash, the token spent, every session ended,
+    in one transaction. Raises :class:`TokenRefused` if the token cannot be used."""
+
+    token_id: str
+    password_hash: str
+    now: int
+
+    def __call__(self, conn: Connection) -> int:
+        row = conn.execute(
+            select(RecoveryToken.account_id).where(
+                RecoveryToken.id == self.token_id,
+                RecoveryToken.used_at.is_(None),
+                RecoveryToken.expires_at > self.now,
+            )
+        ).first()
+        if row is None:
+            raise TokenRefused
+        spent = conn.execute(
+            update(RecoveryToken)
+            .where(RecoveryToken.id == self.token_id, RecoveryToken.used_at.is_(None))
+            .values(used_at=self.now)
+        )
+        if spent.rowcount != 1:  # used meanwhile, by another request
+            raise TokenRefused
+        account_id = int(row[0])
+        conn.execute(
+            update(Account)
+            .where(Account.id == account_id)
+            .values(password_hash=self.password_hash, password_changed_at=self.now)
+        )
+        RevokeSessions(account_id, self.now)(conn)
+        return account_id
+
+
+@dataclass(frozen=True)
+class ClaimDigest:
+    """Take the right to send an account's digest now: 1 if this process took it (its last digest
+    is still the one it read), 0 if another process did meanwhile."""
+
+    account_id: int
+    previous: int | None
+    now: int
+
+    def __call__(self, conn: Connection) -> int:
+        last = (
+            Account.digest_sent_at.is_(None)
+            if self.previous is None
+            else Account.digest_sent_at == self.previous
+        )
+        result = conn.execute(
+            update(Account)
+            .where(Account.id == self.account_id, last)
+            .values(digest_sent_at=self.now)
+        )
+        return int(result.rowcount)

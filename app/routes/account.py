@@ -27,6 +27,8 @@ from app.schemas.accounts import (
     LoginOut,
     OkOut,
     PasswordIn,
+    RecoverIn,
+    ResetIn,
     SessionsOut,
     SettingsIn,
     SignupIn,
@@ -186,3 +188,27 @@ async def claim(
 ) -> dict[str, Any]:
     """Attach the games of this browser's guest to the signed-in account."""
     return await service.accounts.claim(visitor, request.state.guest_id)
+
+
+@router.post(
+    "/api/account/recover",
+    status_code=202,
+    response_model=OkOut,
+    responses=error_responses(409, 422, 429),
+    dependencies=[Depends(rate_limited("signup per IP"))],
+)
+async def recover(body: RecoverIn, service: ServiceDep) -> dict[str, Any]:
+    """Mail a recovery link to the account named (by username or email), if there is one: the
+    answer is the same either way. Counted with the sign-ups per address."""
+    return await service.mail.recover(body.username_or_email)
+
+
+@router.post(
+    "/api/account/reset",
+    response_model=OkOut,
+    responses=error_responses(403, 422, 429),
+    dependencies=[Depends(rate_limited("login per IP"))],
+)
+async def reset(body: ResetIn, service: ServiceDep) -> dict[str, Any]:
+    """Set a new password with a recovery link (once); every session of the account ends."""
+    return await service.mail.reset(body.token, body.password)

@@ -111,3 +111,16 @@ async def my_page(request: Request) -> HTMLResponse:
     games_ = catalogue()
     context = {"games": games_, "catalogue_json": json.dumps(games_, separators=(",", ":"))}
     return templates.TemplateResponse(request, "my.html", context)
+
+
+@router.get("/account/recover", response_class=HTMLResponse)
+async def recover_page(request: Request, service: ServiceDep) -> HTMLResponse:
+    """Ask for a recovery link."""
+    context = {"mail_on": service.accounts.mail_on()}
+    return templates.TemplateResponse(request, "recover.html", context)
+
+
+@router.get("/account/reset", response_class=HTMLResponse)
+async def reset_page(request: Request) -> HTMLResponse:
+    """Set a new password with a recovery link's token (in the page's address)."""
+    return templates.TemplateResponse(request, "reset.html", {})

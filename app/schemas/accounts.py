@@ -107,3 +107,16 @@ class LoggedOutOut(Out):
     """Sessions ended."""
 
     ended: int
+
+
+class RecoverIn(Strict):
+    """``POST /api/account/recover``: a username or an email address."""
+
+    username_or_email: Any
+
+
+class ResetIn(Strict):
+    """``POST /api/account/reset``: the recovery link's token and the new password."""
+
+    token: Any
+    password: Any

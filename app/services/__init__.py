@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.accounts.sessions import SessionSigner
 from app.config import Settings
 from app.domain.clock import Clock
+from app.mail import Mailer
 from app.repository.reads import ArchiveFilter
 from app.repository.writer import Writer
 from app.runtime.clock import SystemClock
@@ -31,6 +32,7 @@ from app.services.archive import ArchiveService
 from app.services.challenges import ChallengeService
 from app.services.core import Core, Json, Visitor
 from app.services.lifecycle import LifecycleService
+from app.services.mail import MailService
 from app.services.mine import MineService
 from app.services.play import PlayService
 from app.services.players import PlayerService
@@ -67,6 +69,7 @@ class GameService:
         self.challenges = ChallengeService(self.core, self.lifecycle)
         self.mine = MineService(self.core, self.challenges)
         self.players = PlayerService(self.core)
+        self.mail = MailService(self.core, Mailer(settings))
 
     @property
     def hub(self) -> Hub:

@@ -156,3 +156,28 @@ async function sessions() {
     list.append(li);
   }
 }
+
+const recover = $("recover-form");
+if (recover) {
+  recover.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const answer = await call("POST", "/api/account/recover", { username_or_email: $("who").value });
+    showError(recover, answer.ok ? null : answer.data.error, "who-error", { username_or_email: "who" });
+    if (answer.ok) $("recover-done").textContent = "If an account has this name or address, a link is on its way. It works once, for an hour.";
+  });
+}
+
+const reset = $("reset-form");
+if (reset) {
+  reset.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const token = new URLSearchParams(location.search).get("token") || "";
+    const answer = await call("POST", "/api/account/reset", { token, password: $("password").value });
+    if (!answer.ok) {
+      showError(reset, answer.data.error, "form-error");
+      return;
+    }
+    reset.hidden = true;
+    $("reset-done").hidden = false;
+  });
+}

@@ -50,6 +50,8 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ),
     ("post", "/api/challenges/{challenge_id}/cancel"): (200, "ChallengeAnswerOut", {403, 404, 409}),
     ("get", "/api/players/{username}"): (200, "ProfileOut", {404}),
+    ("post", "/api/account/recover"): (202, "OkOut", {409, 413, 422, 429}),
+    ("post", "/api/account/reset"): (200, "OkOut", {403, 413, 422, 429}),
     ("get", "/api/leaderboards/{slug}"): (200, "LeaderboardOut", {422}),
 }
 HTML_PAGES = {
@@ -66,6 +68,8 @@ HTML_PAGES = {
     "/players/{username}",
     "/leaderboards",
     "/leaderboards/{slug}",
+    "/account/recover",
+    "/account/reset",
 }
 
 

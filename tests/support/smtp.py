@@ -1,0 +1,74 @@
+"""A real SMTP server on loopback for the mail tests (aiosmtpd), keeping what it receives."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+import socket
+from collections.abc import Iterator
+from email.message import EmailMessage
+from typing import Any
+
+import pytest
+from aiosmtpd.controller import Controller
+
+
+class Inbox:
+    """The messages the server accepted, parsed."""
+
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        assert isinstance(parsed, EmailMessage)
+        self.messages.append(parsed)
+        return "250 OK"
+
+    def to(self, address: str) -> list[EmailMessage]:
+        """The messages sent to ``address``."""
+        return [m for m in self.messages if m["To"] == address]
+
+    @staticmethod
+    def body(message: EmailMessage) -> str:
+        part = message.get_body(preferencelist=("plain",))
+        assert part is not None
+        return str(part.get_content())
+
+    def link(self, message: EmailMessage, path: str) -> str:
+        """The first link in ``message`` to ``path`` (its path and query)."""
+        found = re.search(rf"https?://[^/\s]+({re.escape(path)}[^\s]*)", self.body(message))
+        assert found is not None, self.body(message)
+        return found.group(1)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class SmtpServer:
+    """An aiosmtpd server running in its own thread on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self.inbox = Inbox()
+        self.port = _free_port()
+        self.controller = Controller(self.inbox, hostname="127.0.0.1", port=self.port)
+
+    def settings(self) -> dict[str, Any]:
+        """The app settings that send mail through this server."""
+        return {"smtp_host": "127.0.0.1", "smtp_port": self.port}
+
+
+@pytest.fixture(scope="module")
+def smtp() -> Iterator[SmtpServer]:
+    """A real SMTP server on loopback, for the tests of one module."""
+    server = SmtpServer()
+    server.controller.start()
+    try:
+        yield server
+    finally:
+        server.controller.stop()
