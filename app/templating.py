@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,17 @@ def _visitor(request: Request) -> dict[str, Any]:
     return {"visitor": getattr(request.state, "visitor", None)}
 
 
+def day(ms: int) -> str:
+    """An epoch-milliseconds time as a day (UTC), for the pages: "23 November 2026".
+
+    >>> day(1795478400000)
+    '24 November 2026'
+    """
+    moment = datetime.fromtimestamp(ms / 1000, UTC)
+    return f"{moment.day} {moment:%B %Y}"
+
+
 templates.context_processors.append(_visitor)
+templates.env.filters["day"] = day
 templates.env.globals["diagram"] = diagram
 templates.env.globals["static_url"] = static_url

@@ -13,7 +13,8 @@ export function renderRatingChange(el, result, mySeat) {
     line.className = "rating-line";
     const who = r.seat === mySeat ? "Your rating" : `${r.username}'s rating`;
     const sign = delta > 0 ? "+" : delta < 0 ? "−" : "±";
-    line.textContent = `${who}: ${r.before} → ${r.after}${r.provisional ? "?" : ""} (${sign}${Math.abs(delta)})`;
+    const note = r.provisional ? ", provisional" : "";
+    line.textContent = `${who}: ${r.before} → ${r.after} (${sign}${Math.abs(delta)}${note})`;
     el.append(line);
   }
 }

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame
+from tests.support.accounts import signup_page
 from tests.support.server import LiveServer
 
 SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
@@ -280,6 +282,33 @@ def visit_site_pages(guests: Guests, world: World, check: Check, **context: Any)
     for name, path in (("404", "/nothing"), ("404-game", "/games/nosuchgame")):
         response = page.goto(url + path)
         assert response is not None and response.status == 404, path
+        check(page, name)
+
+    # Accounts, My games, players (issue 16): as a guest, then signed in.
+    for name, path in (
+        ("login", "/login"),
+        ("signup", "/signup"),
+        ("settings-guest", "/settings"),
+        ("my-guest", "/my"),
+        ("recover", "/account/recover"),
+        ("reset", "/account/reset?token=x"),
+        ("leaderboards", "/leaderboards"),
+        ("leaderboard-exxit", "/leaderboards/exxit"),
+    ):
+        page.goto(url + path)
+        expect(page.locator("main h1")).to_be_visible()
+        check(page, name)
+    account = f"Player {secrets.token_hex(3)}"
+    signup_page(page, url, account)
+    for name, path in (
+        ("my-account", "/my"),
+        ("settings-account", "/settings"),
+        ("profile", f"/players/{account}"),
+    ):
+        page.goto(url + path)
+        expect(page.locator("main h1")).to_be_visible()
+        if name == "settings-account":
+            expect(page.locator("#sessions li")).to_have_count(1)
         check(page, name)
 
 

@@ -1,0 +1,179 @@
+"""Players who come back, in Debian's Chromium: a guest plays, signs up on the page and finds the
+game in My games; the account logs in on a second browser, sees the same games and the your-turn
+badge change live, with a notification while that page is hidden; a challenge is sent, appears
+live and is accepted; a rated game ends and both pages show both ratings changed, once."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import Guests
+from tests.browser.helpers import ApiGame, Screenshots, play_one_move
+from tests.support.accounts import signup_page
+from tests.support.server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct horse battery staple"
+
+# Makes the page believe it is hidden, and records the notifications it shows.
+HIDDEN_WITH_NOTIFICATIONS = """
+Object.defineProperty(document, "hidden", { get: () => true });
+Object.defineProperty(document, "visibilityState", { get: () => "hidden" });
+window.__notes = [];
+const Real = window.Notification;
+class Recorded extends Real {
+  constructor(title, options) { super(title, options); window.__notes.push({ title, body: options && options.body }); }
+}
+Object.defineProperty(Recorded, "permission", { get: () => Real.permission });
+Recorded.requestPermission = (...a) => Real.requestPermission(...a);
+window.Notification = Recorded;
+"""
+
+
+def _post(page: Page, server: LiveServer, path: str, body: dict[str, Any]) -> Any:
+    answer = page.request.post(f"{server.url}{path}", data=body)
+    assert answer.ok, answer.text()
+    return answer.json()
+
+
+def _mine(page: Page, game_id: str) -> None:
+    expect(page.locator(f'#my li[data-id="{game_id}"]').first).to_be_visible(timeout=20_000)
+
+
+def test_a_guest_signs_up_and_finds_its_game_then_a_second_browser_sees_the_turn_live(
+    server: LiveServer, guests: Guests, screenshots: Screenshots
+) -> None:
+    ann = guests.page()
+    ann.goto(server.url + "/")
+    made = _post(
+        ann,
+        server,
+        "/api/games",
+        {"game": "exxit", "options": {"variant": "beginner"}, "seat": 1, "public": True},
+    )
+    opponent = httpx.Client(base_url=server.url, timeout=30)
+    try:
+        opponent.put("/api/me", json={"name": "Bob"}).raise_for_status()
+        opponent.post(
+            f"/api/games/{made['id']}/join", json={"token": made["join_token"]}
+        ).raise_for_status()
+        ann.goto(f"{server.url}/games/{made['id']}")
+        expect(ann.locator("#conn")).to_have_attribute("data-state", "open")
+        game = ApiGame.of_pages(server, made["id"], {1: ann})
+        game.clients[2] = opponent
+        rng = random.Random(4)
+        while game.picker.to_move() == 2:  # the guest plays a move by clicking
+            game.play(game.picker.pick())
+        play_one_move(ann, rng)
+        game.refresh()
+
+        # Sign up on the page: the game stays this player's.
+        ann.goto(server.url + "/signup")
+        ann.fill("#username", "ann_flow")
+        ann.fill("#password", PASSWORD)
+        ann.click("#signup-form button[type=submit]")
+        ann.wait_for_url("**/my")
+        _mine(ann, made["id"])
+        expect(ann.locator("#account-nav")).to_contain_text("ann_flow")
+        screenshots.page(ann, "my-games")
+
+        # A second browser logs in, hidden, with notifications allowed.
+        context = guests.browser.new_context(viewport={"width": 390, "height": 844})
+        guests.contexts.append(context)
+        context.grant_permissions(["notifications"], origin=server.url)
+        context.add_init_script(HIDDEN_WITH_NOTIFICATIONS)
+        phone = guests.console.watch(context.new_page())
+        phone.goto(server.url + "/login")
+        phone.fill("#username", "ANN_FLOW")
+        phone.fill("#password", PASSWORD)
+        phone.click("#login-form button[type=submit]")
+        phone.wait_for_url("**/my")
+        _mine(phone, made["id"])
+        expect(phone.locator("#turn-badge")).to_be_hidden()
+        # The opponent moves until it is Ann's turn: both badges say so, live.
+        game.refresh()
+        while game.picker.to_move() == 2:
+            game.play(game.picker.pick())
+        for page in (ann, phone):
+            expect(page.locator("#turn-badge")).to_have_text("1", timeout=20_000)
+            expect(page.locator(f'#your-turn li[data-id="{made["id"]}"]')).to_be_visible()
+        assert phone.title().startswith("(1) ")
+        phone.wait_for_function("window.__notes.length > 0", timeout=20_000)
+        notes = phone.evaluate("window.__notes")
+        assert notes[0]["title"] == "Your turn" and "Bob" in notes[0]["body"]
+        assert ann.evaluate(
+            "window.__notes === undefined"
+        )  # the visible page shows no notification
+        screenshots.page(phone, "my-games-phone")
+    finally:
+        opponent.close()
+
+
+def test_a_challenge_is_sent_appears_and_is_accepted(
+    server: LiveServer, guests: Guests, screenshots: Screenshots
+) -> None:
+    cy, dee = guests.page(), guests.page()
+    for page, name in ((cy, "cy_flow"), (dee, "dee_flow")):
+        page.goto(server.url + "/")
+        signup_page(page, server.url, name)
+    dee.goto(server.url + "/my")
+    expect(dee.locator("#challenges-empty")).to_be_visible()
+    cy.goto(server.url + "/players/dee_flow")
+    cy.click("text=Challenge dee_flow")
+    cy.wait_for_url("**/my?challenge=dee_flow*")
+    expect(cy.locator("#challenge-to")).to_have_value("dee_flow")
+    cy.select_option("#challenge-game", "exxit")
+    cy.select_option("#challenge-seat", "1")
+    cy.click("#challenge-form button[type=submit]")
+    expect(cy.locator("#challenges li")).to_contain_text("You challenged dee_flow", timeout=20_000)
+    incoming = dee.locator("#challenges li")
+    expect(incoming).to_contain_text("cy_flow challenges you to Exxit", timeout=20_000)
+    screenshots.page(dee, "my-games-challenge")
+    incoming.locator("button", has_text="Accept").click()
+    dee.wait_for_url("**/games/*")
+    game_id = dee.url.rsplit("/", 1)[1]
+    expect(dee.locator("#players")).to_contain_text("(you)")
+    _mine(cy, game_id)  # the challenger's list has the game, live
+    expect(cy.locator("#challenges-empty")).to_be_visible()
+
+
+def test_a_rated_game_ends_and_both_see_their_ratings_change_once(
+    server: LiveServer, guests: Guests, screenshots: Screenshots
+) -> None:
+    eve, fay = guests.page(), guests.page()
+    for page, name in ((eve, "eve_flow"), (fay, "fay_flow")):
+        page.goto(server.url + "/")
+        signup_page(page, server.url, name)
+    made = _post(
+        eve,
+        server,
+        "/api/games",
+        {"game": "exxit", "options": {"variant": "beginner"}, "seat": 1, "rated": True},
+    )
+    _post(fay, server, f"/api/games/{made['id']}/join", {"token": made["join_token"]})
+    game = ApiGame.of_pages(server, made["id"], {1: eve, 2: fay})
+    try:
+        game.play_random(random.Random(2), 2)
+        for page in (eve, fay):
+            page.goto(f"{server.url}/games/{made['id']}")
+            expect(page.locator("#conn")).to_have_attribute("data-state", "open")
+        fay.click("#resign")
+        fay.click("#resign-yes")
+        for page, mine in ((eve, "Your rating: 1500 → 1662"), (fay, "Your rating: 1500 → 1338")):
+            expect(page.locator("#rating-change")).to_contain_text(mine, timeout=20_000)
+        expect(eve.locator("#rating-change")).to_contain_text("fay_flow's rating: 1500 → 1338")
+        screenshots.page(eve, "rated-result")
+        profile = eve.request.get(f"{server.url}/api/players/eve_flow").json()
+        assert [(r["game"], r["games"]) for r in profile["ratings"]] == [("exxit", 1)]
+        snapshot = eve.request.get(f"{server.url}/api/games/{made['id']}").json()
+        assert len(snapshot["game"]["result"]["ratings"]) == 2
+        fay.reload()  # a reload shows the same change: it is stored with the result
+        expect(fay.locator("#rating-change")).to_contain_text("Your rating: 1500 → 1338")
+    finally:
+        game.close()
