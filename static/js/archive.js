@@ -31,6 +31,9 @@ function query(cursor, page) {
 function fromUrl() {
   const params = new URLSearchParams(location.search);
   for (const el of form.elements) if (el.name) el.value = params.get(el.name) || "";
+  const who = params.get("account");
+  $("identity").hidden = !who;
+  $("identity-name").textContent = who || "";
   const page = Number(params.get("page"));
   return { cursor: params.get("cursor"), page: Number.isInteger(page) && page > 1 ? page : 2 };
 }
@@ -50,7 +53,10 @@ async function load(cursor, page, how) {
     ? body.games
         .map((g) => {
           const when = new Date(g.finished_at).toISOString().slice(0, 16).replace("T", " ");
-          let names = g.players.map((p) => escapeHtml(p.name || "?")).join(" vs ");
+          // A seat taken by an account links to its profile (the name is the seat's own).
+          let names = g.players
+            .map((p) => (p.account ? `<a href="/players/${encodeURIComponent(p.account)}">${escapeHtml(p.name || "?")}</a>` : escapeHtml(p.name || "?")))
+            .join(" vs ");
           if (g.imported) {
             const by = g.imported_by ? `Imported by ${escapeHtml(g.imported_by)}` : "Imported";
             names += `<br><small class="muted">${by}</small>`;
