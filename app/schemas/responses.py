@@ -102,9 +102,12 @@ class Player(Out):
 
     seat: Seat
     name: str | None
-    account: str | None = Field(
-        default=None, description="the archive: the username of the seat's account, if any"
-    )
+
+
+class ArchivePlayer(Player):
+    """A seat of an archived game, and the account its player belongs to."""
+
+    account: str | None = Field(description="the username of the seat's account; null: a guest")
 
 
 class RecordPlayer(Out):
@@ -283,7 +286,7 @@ class ArchiveEntry(Out):
     game: str
     title: str
     options: dict[str, OptionValue]
-    players: list[Player]
+    players: list[ArchivePlayer]
     moves: int
     result: StoredResult
     finished_at: int | None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -283,5 +284,11 @@ class Heartbeats:
         while ms > 0:
             self.page.clock.run_for(min(step, ms))
             ms -= step
-            while self.pongs < self.pings:
-                self.sockets[-1].wait_for_event("framereceived", timeout=10_000)
+            deadline = time.monotonic() + 10
+            while self.pongs < self.pings:  # each of the page's sockets hears its own pong
+                assert time.monotonic() < deadline, "a ping was never answered"
+                self.page.wait_for_timeout(20)
+
+    def on(self, path: str) -> list[WebSocket]:
+        """The sockets the page opened to ``path`` (``/ws/live``; every page also has ``/ws/me``)."""
+        return [ws for ws in self.sockets if ws.url.split("?")[0].endswith(path)]

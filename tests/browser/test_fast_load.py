@@ -46,7 +46,7 @@ def test_lobby_follows_the_live_socket_and_never_polls(
     expect(card).to_contain_text("3 moves")  # from the socket, no reload, no poll
     page.wait_for_function(f"(b) => ({BOARD})({game.id!r}) !== b", arg=before)
     beats.idle(60_000)
-    assert len(beats.sockets) == 1  # one socket all along: the update came over it
+    assert len(beats.on("/ws/live")) == 1  # one socket all along: the update came over it
     assert "/api/live" not in requests, requests
     assert "/api/games/open" not in requests  # the open list comes over the socket too
     for theme in ("light", "dark"):

@@ -274,7 +274,7 @@ def test_creator_cancels_a_waiting_game(server: LiveServer, guests: Guests) -> N
 def test_offline_is_visible_and_a_move_waits_queued(
     server: LiveServer, guests: Guests, api_games: list[ApiGame], console: ConsoleErrors
 ) -> None:
-    console.allow(r"WebSocket connection to 'ws://[^']*/ws/games/[^']*' failed")
+    console.allow(r"WebSocket connection to 'ws://[^']*/ws/(games/[^']*|me)' failed")
     g = create(server, api_games, "sgolte", {"size": 5, "variant": "standard"})
     seat = g.rules.to_move(g.state())
     assert seat is not None

@@ -130,7 +130,7 @@ def test_the_idle_lobby_makes_no_request_and_ages_its_entries(
     # 28 more minutes, no move: past the 30 minute cut-off both leave, with no message.
     beats.idle(28 * 60_000)
     # the socket stayed up: every ping of the half hour was answered, and it never reconnected
-    assert beats.pongs > 60 and len(beats.sockets) == 1
+    assert beats.pongs > 60 and len(beats.on("/ws/live")) == 1
     expect(card).to_have_count(0)
     expect(waiting).to_have_count(0)
     expect(page.locator("#live-games p.muted", has_text="No game")).to_be_visible()

@@ -62,7 +62,7 @@ def test_reconnection_keeps_every_move(
     server: LiveServer, guests: Guests, console: ConsoleErrors
 ) -> None:
     # The browser itself logs each refused reconnection attempt while the network is cut.
-    console.allow(r"WebSocket connection to 'ws://[^']*/ws/games/[^']*' failed")
+    console.allow(r"WebSocket connection to 'ws://[^']*/ws/(games/[^']*|me)' failed")
     rng = random.Random(7)
     ann, bo = guests.page(), guests.page()
     plan = PLAN
