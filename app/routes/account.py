@@ -33,6 +33,7 @@ from app.schemas.accounts import (
     SettingsIn,
     SignupIn,
 )
+from app.services import Visitor
 
 router = APIRouter()
 
@@ -102,12 +103,7 @@ async def logout(
     """End this browser's session. The browser goes on as its guest if that guest is still a
     guest (it logged in without attaching its games), else as a fresh guest."""
     await service.accounts.logout(visitor, request.state.session_id)
-    if visitor.id == request.state.guest_id:  # this browser's guest became the account's player
-        request.state.guest_id = new_guest_id()  # the middleware sets its cookie
-    secure = request.app.state.settings.secure_cookies()
-    response = JSONResponse({"ok": True})
-    response.headers.append("set-cookie", cookie_header("", 0, secure))
-    return response
+    return _logged_out(request, {"ok": True}, visitor)
 
 
 @router.get("/api/account", response_model=AccountOut, responses=error_responses(401))
@@ -116,11 +112,11 @@ async def account(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     return await service.accounts.account(visitor)
 
 
-def _logged_out(request: Request, body: dict[str, Any], visitor_id: str) -> JSONResponse:
-    """An answer that clears the session cookie (and gives a fresh guest to a browser whose guest
-    was the account's player)."""
-    if visitor_id == request.state.guest_id:
-        request.state.guest_id = new_guest_id()
+def _logged_out(request: Request, body: dict[str, Any], visitor: Visitor) -> JSONResponse:
+    """An answer that clears the session cookie. A browser whose guest became the account's
+    player goes on as a fresh guest; any other keeps its guest (a guest's own logout is a no-op)."""
+    if visitor.account_id is not None and visitor.id == request.state.guest_id:
+        request.state.guest_id = new_guest_id()  # the middleware sets its cookie
     secure = request.app.state.settings.secure_cookies()
     response = JSONResponse(body)
     response.headers.append("set-cookie", cookie_header("", 0, secure))
@@ -135,7 +131,7 @@ async def logout_all(
 ) -> JSONResponse:
     """End every session of the account, on every browser, this one too."""
     ended = await service.accounts.logout_everywhere(visitor)
-    return _logged_out(request, {"ended": ended}, visitor.id)
+    return _logged_out(request, {"ended": ended}, visitor)
 
 
 @router.get("/api/account/sessions", response_model=SessionsOut, responses=error_responses(401))

@@ -256,3 +256,14 @@ async def test_logging_out_of_a_borrowed_browser_gives_its_guest_back(
     me = (await device.get("/api/me")).json()
     assert me["id"] == guest_id and me["account"] is None
     assert (await device.get(f"/api/games/{created['id']}")).json()["you"]["seat"] == 1
+
+
+async def test_a_guest_logging_out_stays_the_same_guest(
+    app: FastAPI, clients: ClientFactory
+) -> None:
+    guest = await clients("Mo")
+    before = (await guest.get("/api/me")).json()["id"]
+    created = await _create(guest)
+    assert (await guest.post("/api/account/logout", json={})).json() == {"ok": True}
+    assert (await guest.get("/api/me")).json()["id"] == before
+    assert (await guest.get(f"/api/games/{created['id']}")).json()["you"]["seat"] == 1

@@ -4,10 +4,12 @@ and cancelled; and who may do what (guest, account, other account, stranger)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
 import pytest
+import websockets
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -190,3 +192,31 @@ async def test_the_socket_sends_the_lists_again_when_the_opponent_moves(
     finally:
         await ann.close()
         await bob.close()
+
+
+async def test_the_socket_lists_only_its_own_identitys_games(mine_server: LiveServer) -> None:
+    """A stranger's socket (no cookie) and a guest's list nothing of anyone else's; an account's
+    socket on a second browser lists the account's games."""
+    ann = await TestVisitor(mine_server.url).start("Ann")
+    bob = await TestVisitor(mine_server.url).start("Bob")
+    laptop = TestVisitor(mine_server.url)
+    try:
+        game = await _start(ann.http, bob.http)
+        await signup(ann.http, f"ann_sock_{game['id'][:6]}")
+        await laptop.start()
+        await login(laptop.http, f"ann_sock_{game['id'][:6]}")
+        listed = await (await laptop.open_path("/ws/me")).expect("mine")
+        assert [g["id"] for g in listed["your_turn"] + listed["waiting"]] == [game["id"]]
+        guest = await TestVisitor(mine_server.url).start("Cy")
+        try:
+            other = await (await guest.open_path("/ws/me")).expect("mine")
+            assert other["your_turn"] == other["waiting"] == other["finished"] == []
+        finally:
+            await guest.close()
+        url = mine_server.url.replace("http", "ws", 1) + "/ws/me"
+        async with websockets.connect(url) as stranger:  # no cookie at all
+            first = json.loads(await stranger.recv())
+            assert first["type"] == "mine" and first["turn_count"] == 0 and first["open"] == []
+    finally:
+        for visitor in (ann, bob, laptop):
+            await visitor.close()
