@@ -34,6 +34,19 @@ class Settings(BaseSettings):
     # Games with no event for this long are ended as abandoned (seconds).
     abandon_after: float = 7 * 24 * 3600.0
     abandon_check_every: float = 60.0
+    # Clocks (issue 17). The deadline scheduler runs in the one process holding its lease (held
+    # for ``deadline_lease`` seconds, renewed while alive); it looks for due deadlines at least
+    # every ``deadline_poll`` seconds. Every process writes a sign of life every ``beat_every``
+    # seconds; a start finding none for ``outage_after`` seconds credits every running clock with
+    # the outage. A seated player whose sockets all closed may be claimed away after its grace
+    # (``away_grace`` seconds per game, real-time games only).
+    deadline_poll: float = Field(default=0.2, gt=0)
+    deadline_lease: float = Field(default=3.0, gt=0)
+    beat_every: float = Field(default=1.0, gt=0)
+    outage_after: float = Field(default=3.0, gt=0)
+    away_grace: float = Field(default=60.0, ge=0)
+    # Tests move a real server's clock: the file holds milliseconds added to the system clock.
+    clock_offset_file: str | None = None
     # Worker processes for the rules of games with slow positions (Jotun), and the seconds a
     # worker call may take before its pool is replaced (``rules_timeout``, 503); see
     # app/runtime/rules.py.
@@ -152,6 +165,7 @@ class Settings(BaseSettings):
     rate_login_per_ip: str = "20/minute;200/day"
     rate_login_per_account: str = "10/minute;100/day"
     rate_signup_per_ip: str = "5/minute;50/day"
+    rate_chat_per_visitor: str = "5/10 seconds;30/minute"
     # While Redis is unreachable the limits let everything through (fail open); they ask it again
     # after this many seconds.
     limits_retry_after_outage: float = 5.0

@@ -74,6 +74,19 @@ class ErrorCode(StrEnum):
     BAD_ORIGIN = "bad_origin"
     BAD_RECOVERY_TOKEN = "bad_recovery_token"
     ALREADY_SIGNED_IN = "already_signed_in"
+    # clocks and the table (issue 17)
+    NO_DRAWS = "no_draws"
+    ALREADY_OFFERED = "already_offered"
+    OFFER_PENDING = "offer_pending"
+    NO_OFFER = "no_offer"
+    OWN_OFFER = "own_offer"
+    TAKEBACKS_OFF = "takebacks_off"
+    NOTHING_TO_TAKE_BACK = "nothing_to_take_back"
+    TOO_LATE_TO_ABORT = "too_late_to_abort"
+    GAME_NOT_OVER = "game_not_over"
+    REMATCH_DONE = "rematch_done"
+    CANNOT_CLAIM = "cannot_claim"
+    BAD_CHAT = "bad_chat"
     # the server's own fault or load
     RULES_TIMEOUT = "rules_timeout"
     INTERNAL_ERROR = "internal_error"
@@ -132,6 +145,18 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.BAD_ORIGIN: 403,
     ErrorCode.BAD_RECOVERY_TOKEN: 403,
     ErrorCode.ALREADY_SIGNED_IN: 409,
+    ErrorCode.NO_DRAWS: 409,
+    ErrorCode.ALREADY_OFFERED: 409,
+    ErrorCode.OFFER_PENDING: 409,
+    ErrorCode.NO_OFFER: 409,
+    ErrorCode.OWN_OFFER: 409,
+    ErrorCode.TAKEBACKS_OFF: 409,
+    ErrorCode.NOTHING_TO_TAKE_BACK: 409,
+    ErrorCode.TOO_LATE_TO_ABORT: 409,
+    ErrorCode.GAME_NOT_OVER: 409,
+    ErrorCode.REMATCH_DONE: 409,
+    ErrorCode.CANNOT_CLAIM: 409,
+    ErrorCode.BAD_CHAT: 422,
     ErrorCode.RULES_TIMEOUT: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }

@@ -22,15 +22,15 @@ from app.domain.clock import Clock
 from app.http_limits import BodyLimit
 from app.identity import Signer
 from app.repository.writer import Writer
-from app.routes import account, api, health, mine, pages, players, replay, ws
-from app.runtime.clock import SystemClock
+from app.routes import account, api, health, mine, pages, players, replay, table, ws
+from app.runtime.clock import OffsetClock, SystemClock
 from app.runtime.hub import make_hub
 from app.runtime.limiter import Limiter
 from app.runtime.rules import RulesRunner
 from app.runtime.scheduler import every
 from app.runtime.throttle import Throttle
 from app.services import GameService
-from app.static_files import VersionedStaticFiles
+from app.static_files import VersionedStaticFiles, served
 from app.templating import STATIC_DIR
 
 
@@ -38,7 +38,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     """A new app bound to ``settings`` (the environment's by default) and ``clock`` (the system's
     by default: tests pass a fake one to drive the timers)."""
     settings = settings or get_settings()
-    clock = clock or SystemClock()
+    if clock is None:
+        clock = (
+            OffsetClock(settings.clock_offset_file) if settings.clock_offset_file else SystemClock()
+        )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -78,6 +81,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             gc.collect()
             gc.freeze()
             gc.set_threshold(*settings.gc_thresholds)
+        # Nobody's clock ran while the site was down; then the sign of life and the deadlines.
+        await service.deadlines.start_up()
+        beats = asyncio.create_task(every(clock, settings.beat_every, service.deadlines.beat))
+        deadlines = asyncio.create_task(service.deadlines.run())
+        app.state.deadlines_task = deadlines
         # End idle games now and then (each process may sweep: the version guard makes it safe).
         sweeper = asyncio.create_task(
             every(clock, settings.abandon_check_every, service.abandon_idle)
@@ -91,7 +99,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         finally:
             await app.state.spectator_counts.close()
             await app.state.limiter.close()
-            for task in (sweeper, digests):
+            for task in (sweeper, digests, beats, deadlines):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -122,11 +130,17 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     web_errors.install(app)
     openapi.install(app)
-    app.mount("/static", VersionedStaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    # What the browser loads: static/ with its CSS minified and its JS stripped (app.static_files).
+    app.mount(
+        "/static",
+        VersionedStaticFiles(directory=served(STATIC_DIR), check_dir=False),
+        name="static",
+    )
     app.include_router(health.router)
     app.include_router(api.router)
     app.include_router(account.router)
     app.include_router(mine.router)
+    app.include_router(table.router)
     app.include_router(players.router)
     app.include_router(replay.router)
     app.include_router(ws.router)

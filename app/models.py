@@ -21,11 +21,13 @@ from sqlalchemy import (
     String,
     UniqueConstraint,
     false,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAME_MAX = 32
 MOVE_TEXT_MAX = 200
+CHAT_MAX = 300
 
 
 class Base(DeclarativeBase):
@@ -79,6 +81,20 @@ class Game(Base):
     imported: Mapped[bool] = mapped_column(Boolean, default=False)
     # Chosen at creation; only a game between two accounts can be rated (issue 16).
     rated: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    # The time control (None: unlimited), both seats' clocks, and when the seat to move flags
+    # (issue 17): the deadline scheduler's queue is this indexed column.
+    time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    clocks: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    deadline_at: Mapped[int | None] = mapped_column(BigInteger)
+    # The pending offer (draw, takeback or rematch) and who made it; see app.services.table.
+    offer: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # Takebacks may be asked (always in casual games; in rated ones if both players allowed them).
+    takebacks: Mapped[bool] = mapped_column(Boolean, server_default=true())
+    # The game this one is a rematch of, and this game's rematch: linked both ways.
+    rematch_of: Mapped[str | None] = mapped_column(String(16))
+    rematch_id: Mapped[str | None] = mapped_column(String(16))
+    # Each seat's disconnection: since when it is away, and the grace left (see app.services.table).
+    away: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # The name of the guest who imported the record (None for games played here).
     imported_by: Mapped[str | None] = mapped_column(String(NAME_MAX))
     created_at: Mapped[int] = mapped_column(BigInteger)
@@ -107,6 +123,7 @@ class Game(Base):
         Index("ix_games_p2_id", "player2_id", "finished_at", "id"),
         Index("ix_games_activity", "status", "last_activity_at"),
         Index("ix_games_open", "status", "public", "created_at"),
+        Index("ix_games_deadline", "deadline_at"),
     )
 
     def seat_of(self, player_id: str) -> int | None:
@@ -130,12 +147,16 @@ class Move(Base):
     seat: Mapped[int] = mapped_column(Integer)
     player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
     created_at: Mapped[int] = mapped_column(BigInteger)
+    # A timed game's clock: the mover's time left after this move, and the time it was charged.
+    clock_ms: Mapped[int | None] = mapped_column(BigInteger)
+    spent_ms: Mapped[int | None] = mapped_column(BigInteger)
 
     __table_args__ = (UniqueConstraint("game_id", "ply", name="uq_moves_game_ply"),)
 
 
 class Event(Base):
-    """A numbered change of a game: join, move, resign, result (later chat).
+    """A numbered change of a game: create, join, move, resign, undo (a takeback), result. Chat is
+    no event: it has its own table and sequence (``ChatLine``).
 
     (game, version) is the key, so two writers of one version cannot both commit; (game, player,
     msg_id) finds the event a retried client message already produced.
@@ -273,8 +294,49 @@ class Challenge(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     seat: Mapped[str] = mapped_column(String(8))
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The game's time control (None: unlimited; issue 17).
+    time_control: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # pending, accepted, declined, cancelled
     status: Mapped[str] = mapped_column(String(16))
     game_id: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[int] = mapped_column(BigInteger)
     answered_at: Mapped[int | None] = mapped_column(BigInteger)
+
+
+# --- Clocks and the table (issue 17) ----------------------------------------------------------
+
+
+class ChatLine(Base):
+    """A chat line of a game, in one of its two rooms: ``players`` or ``spectators``.
+
+    Chat is not part of the game: it has its own sequence per room (``seq``), never the game's
+    version, so a chat line cannot make a pending move stale; the unique key refuses a second
+    writer of the same number.
+    """
+
+    __tablename__ = "chat_lines"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    room: Mapped[str] = mapped_column(String(12))
+    seq: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[str | None] = mapped_column(ForeignKey("players.id"))
+    name: Mapped[str] = mapped_column(String(NAME_MAX))
+    seat: Mapped[int | None] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(String(CHAT_MAX))
+    created_at: Mapped[int] = mapped_column(BigInteger)
+
+    __table_args__ = (UniqueConstraint("game_id", "room", "seq", name="uq_chat_seq"),)
+
+
+class Lease(Base):
+    """A job that exactly one server process may run at a time (the deadline scheduler), held
+    until ``expires_at`` and renewed by its ``owner``; ``beat_at`` is the site's last sign of life,
+    from which a restart after an outage credits the clocks."""
+
+    __tablename__ = "leases"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(64))
+    expires_at: Mapped[int] = mapped_column(BigInteger)
+    beat_at: Mapped[int] = mapped_column(BigInteger)

@@ -30,6 +30,10 @@ STEPS = ("get", GAME + "/steps")
 RECORD = ("get", "/games/{game_id}/record.json")
 IMPORT = ("post", "/api/archive/import")
 CHALLENGE = ("post", "/api/challenges")
+OFFER = ("post", GAME + "/offer")
+ANSWER = ("post", GAME + "/answer")
+ABORT = ("post", GAME + "/abort")
+CHAT = ("post", GAME + "/chat")
 _ANSWERS = {
     name: ("post", f"/api/challenges/{{challenge_id}}/{name.lower()}")
     for name in ("Accept", "Decline", "Cancel")
@@ -77,10 +81,19 @@ LINKS: dict[tuple[tuple[str, str], str], dict[str, tuple[tuple[str, str], dict[s
     (MOVE, "200"): {
         "Steps": (STEPS, _SAME_GAME, None),
         "Resign": (RESIGN, _SAME_GAME, {"version": "$response.body#/version"}),
+        # The table (issue 17): an offer of any kind, an abort, a chat line in the game.
+        "Offer": (OFFER, _SAME_GAME, None),
+        "Abort": (ABORT, _SAME_GAME, None),
+        "Chat": (CHAT, _SAME_GAME, None),
+    },
+    # An offer is answered (or withdrawn) by its kind.
+    (OFFER, "200"): {
+        "Answer": (ANSWER, _SAME_GAME, {"kind": "$response.body#/offer/kind"}),
     },
     (RESIGN, "200"): {
         "Record": (RECORD, _SAME_GAME, None),
         "Move": (MOVE, _SAME_GAME, {"version": "$response.body#/version"}),
+        "Rematch": (OFFER, _SAME_GAME, {"kind": "rematch"}),
     },
     (IMPORT, "201"): {
         "Snapshot": (SNAPSHOT, {"game_id": "$response.body#/id"}, None),

@@ -6,16 +6,26 @@ of the file's bytes. A request whose ``v`` is the file's current hash may be cac
 other by plain path, ``./board.js``, and an old hash names bytes that are no longer there) gets
 ``no-cache``: the browser keeps it but revalidates with the ETag / Last-Modified that StaticFiles
 sends, and an unchanged file costs a 304.
+
+What is served is a copy of ``static/`` made once per process (:func:`served`): CSS minified by
+**rcssmin** (a small, long-kept C-accelerated port of the YUI compressor's CSS rules), and each
+JavaScript module without its comment lines, blank lines and indentation (:func:`strip_js`: line
+based, never inside a template literal, and never touching a token). The sources stay as written;
+the browser loads about a fifth less (the game page's JS and CSS: 106 KB as written, 83 KB served).
 """
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
+import tempfile
 from functools import cache
 from pathlib import Path
 from urllib.parse import parse_qs
 
+import rcssmin
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -47,3 +57,52 @@ class VersionedStaticFiles(StaticFiles):
         current = "v" in query and query["v"] == [file_hash(Path(full_path))]
         response.headers["cache-control"] = IMMUTABLE if current else REVALIDATE
         return response
+
+
+def strip_js(text: str) -> str:
+    """``text`` without its whole-line comments, blank lines and indentation, outside template
+    literals (a line inside one is kept as it is). A file whose backticks do not pair up, or that
+    ends inside a comment, is returned unchanged.
+
+    >>> strip_js("// a comment\\n  const a = 1; // kept\\n/**\\n * doc\\n */\\nconst t = `\\n  // text\\n`;\\n")
+    'const a = 1; // kept\\nconst t = `\\n  // text\\n`;\\n'
+    """
+    out: list[str] = []
+    ticks = 0
+    in_comment = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if in_comment:
+            in_comment = not stripped.endswith("*/")
+            continue
+        if ticks % 2 == 0:  # outside a template literal
+            if not stripped or stripped.startswith("//"):
+                continue
+            if stripped.startswith("/*"):
+                in_comment = not stripped.endswith("*/")
+                continue
+            line = line.lstrip(" ")
+        out.append(line)
+        ticks += line.count("`") - line.count("\\`")
+    return text if ticks % 2 or in_comment else "".join(out)
+
+
+@cache
+def served(source: Path) -> Path:
+    """The directory served for ``source``: its files, CSS minified and JS stripped (see the
+    module's docstring), written once per process into a temporary directory removed at exit."""
+    target = Path(tempfile.mkdtemp(prefix="hexmoot-static-"))
+    atexit.register(shutil.rmtree, target, True)
+    for path in sorted(source.rglob("*")):
+        if path.is_dir():
+            continue
+        out = target / path.relative_to(source)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".css":
+            css: str = rcssmin.cssmin(path.read_text(encoding="utf-8"))
+            out.write_text(css, encoding="utf-8")
+        elif path.suffix == ".js":
+            out.write_text(strip_js(path.read_text(encoding="utf-8")), encoding="utf-8")
+        else:
+            shutil.copyfile(path, out)
+    return target

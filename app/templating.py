@@ -17,7 +17,7 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from app.runtime import rules as rules_runner
-from app.static_files import file_hash
+from app.static_files import file_hash, served
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"
@@ -65,7 +65,7 @@ def static_url(path: str) -> str:
     '/static/js/game.js?v=...'
     """
     path = path.lstrip("/")
-    return f"/static/{path}?v={file_hash(STATIC_DIR / path)}"
+    return f"/static/{path}?v={file_hash(served(STATIC_DIR) / path)}"
 
 
 def _visitor(request: Request) -> dict[str, Any]:

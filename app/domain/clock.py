@@ -1,7 +1,7 @@
 """Time, injected: every part of the server that stamps or waits asks a :class:`Clock`.
 
 The app runs on the system clock (:mod:`app.runtime.clock`); tests run it on a :class:`FakeClock`
-that moves only when told to, so a timer (the abandonment sweep, later the game clocks) can be
+that moves only when told to, so a timer (the abandonment sweep, the deadline scheduler) can be
 driven through hours in microseconds and without flakiness.
 """
 

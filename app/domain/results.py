@@ -2,7 +2,7 @@
 
 A result is the protocol's ``{"winner", "colour", "reason", "scores"}`` (``docs/protocol.md``): the
 rules' own outcome when the moves end the game, or one made here when the server ends it
-(resignation, abandonment, an agreed draw; timeouts later).
+(resignation, abandonment, an agreed draw, a timeout, an abort, a disconnection).
 """
 
 from __future__ import annotations
@@ -46,6 +46,24 @@ def abandonment(started: bool, to_move: int | None, colours: Colours) -> tuple[E
     return "finished", won_by(3 - to_move, "abandoned", colours)
 
 
+def timeout(seat: int, colours: Colours) -> Result:
+    """Seat ``seat``'s time ran out: the other seat wins. In none of the five games can a side be
+    left unable to win (there is no "insufficient material": every game still has moves that can
+    win for either side until it ends), so a flag is always a loss, never a draw."""
+    return won_by(3 - seat, "timeout", colours)
+
+
+def disconnection(seat: int, colours: Colours) -> Result:
+    """Seat ``seat`` left and did not come back within its grace: its opponent claimed the win."""
+    return won_by(3 - seat, "disconnect", colours)
+
+
+def abort() -> tuple[Ending, Result]:
+    """A player aborts before both have moved: the game ends as a cancelled one (unrated, out of
+    the archive), for the reason "aborted"."""
+    return "cancelled", {"winner": None, "colour": None, "reason": "aborted", "scores": None}
+
+
 def cancellation() -> tuple[Ending, Result]:
     """The creator cancels a game still waiting for its second player: cancelled as an abandoned
     waiting game is, with no winner, for the reason "cancelled"."""
@@ -64,6 +82,9 @@ def ending_values(result: Mapping[str, Any], ending: Ending, now: int) -> dict[s
         "finished_at": now,
         "last_activity_at": now,
         "to_move": None,
+        "deadline_at": None,
+        "offer": None,
+        "away": None,
     }
     if ending == "finished":
         values["result"] = result_key(result)

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, or_, select, text
+from sqlalchemy import and_, func, or_, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from app.models import Event, Game, Move, Player
+from app.models import ChatLine, Event, Game, Move, Player
 
 
 async def get_player(session: AsyncSession, player_id: str) -> Player | None:
@@ -31,6 +31,19 @@ async def move_texts(session: AsyncSession, game_id: str) -> list[str]:
         select(Move.text).where(Move.game_id == game_id).order_by(Move.ply)
     )
     return list(result.scalars())
+
+
+async def move_clocks(
+    session: AsyncSession, game_id: str, ply_count: int
+) -> list[dict[str, int] | None]:
+    """Each ply's clock (its mover's seat and time left after it), in ply order; None where no
+    clock ran."""
+    result = await session.execute(
+        select(Move.seat, Move.clock_ms)
+        .where(Move.game_id == game_id, Move.ply <= ply_count)
+        .order_by(Move.ply)
+    )
+    return [None if left is None else {"seat": seat, "left": left} for seat, left in result]
 
 
 async def event_of_message(
@@ -101,11 +114,33 @@ async def idle_games(session: AsyncSession, cutoff: int, limit: int = 100) -> Se
     """Unfinished games with no event since ``cutoff``."""
     result = await session.execute(
         select(Game)
-        .where(Game.status.in_(("waiting", "active")), Game.last_activity_at < cutoff)
+        .where(
+            Game.status.in_(("waiting", "active")),
+            Game.last_activity_at < cutoff,
+            # A running clock ends its game on time: idleness is the deadline's business then.
+            Game.deadline_at.is_(None),
+        )
         .order_by(Game.last_activity_at)
         .limit(limit)
     )
     return result.scalars().all()
+
+
+async def due_games(session: AsyncSession, now: int, limit: int = 100) -> list[str]:
+    """The ids of the active games whose deadline has passed at ``now``, the earliest first."""
+    result = await session.execute(
+        select(Game.id)
+        .where(Game.deadline_at <= now, Game.status == "active")
+        .order_by(Game.deadline_at)
+        .limit(limit)
+    )
+    return list(result.scalars().all())
+
+
+async def next_deadline(session: AsyncSession) -> int | None:
+    """The earliest deadline of any game, if any."""
+    result = await session.execute(select(func.min(Game.deadline_at)))
+    return result.scalar_one_or_none()
 
 
 @dataclass(frozen=True)
@@ -200,3 +235,24 @@ async def open_games_of(session: AsyncSession, creator_id: str) -> tuple[int, in
         )
     ).one()
     return int(row[0]), row[1]
+
+
+async def last_move_seats(session: AsyncSession, game_id: str, ply_count: int, n: int) -> list[int]:
+    """The seats that played the last ``n`` plies of the game's ``ply_count``, the last first."""
+    result = await session.execute(
+        select(Move.seat)
+        .where(Move.game_id == game_id, Move.ply <= ply_count, Move.ply > ply_count - n)
+        .order_by(Move.ply.desc())
+    )
+    return list(result.scalars().all())
+
+
+async def chat_lines(session: AsyncSession, game_id: str, room: str, limit: int) -> list[ChatLine]:
+    """The last ``limit`` lines of a game's chat room, oldest first."""
+    result = await session.execute(
+        select(ChatLine)
+        .where(ChatLine.game_id == game_id, ChatLine.room == room)
+        .order_by(ChatLine.seq.desc())
+        .limit(limit)
+    )
+    return list(reversed(result.scalars().all()))

@@ -13,12 +13,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from app.domain.ratings import Glicko, rate
-from app.models import Event, Game, Move, Player, Rating, RatingChange
+from app.domain.timecontrol import Clocks, credit
+from app.models import ChatLine, Event, Game, Lease, Move, Player, Rating, RatingChange
 from app.repository.writer import Stale
 
 Row = dict[str, Any]
@@ -177,6 +178,7 @@ class GameChange:
     move: Row | None = None
     players: tuple[PlayerName, ...] = ()  # seated by this change: their rows come first
     rated: RatedResult | None = None  # a rated game's result: rated in this transaction
+    undo_after: int | None = None  # a takeback: the moves after this ply are removed
 
     def __call__(self, conn: Connection) -> None:
         """Execute the change inside the writer's transaction; Stale if raced."""
@@ -200,9 +202,143 @@ class GameChange:
                 .where(Game.id == self.game_id)
                 .values(result_json=self.values["result_json"])
             )
+        if self.undo_after is not None:
+            conn.execute(
+                delete(Move).where(Move.game_id == self.game_id, Move.ply > self.undo_after)
+            )
         try:
             if self.move is not None:
                 conn.execute(insert(Move), [self.move])
             conn.execute(insert(Event), self.events)
         except IntegrityError as exc:  # another process took this ply or version
             raise Stale from exc
+
+
+# --- the table and the clocks (issue 17) ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SetTable:
+    """Change what surrounds a game without changing the game (an offer made or withdrawn, a
+    disconnection, a rematch link): the row's ``values`` if it is still at ``version``, which
+    stays (the game itself did not change). Stale if the game moved on."""
+
+    game_id: str
+    version: int
+    values: dict[str, Any]
+
+    def __call__(self, conn: Connection) -> None:
+        result = conn.execute(
+            update(Game)
+            .where(Game.id == self.game_id, Game.version == self.version)
+            .values(**self.values)
+        )
+        if result.rowcount != 1:
+            raise Stale
+
+
+@dataclass(frozen=True)
+class NewChatLine:
+    """A chat line, numbered next in its room (the unique key refuses a second writer of the
+    same number: Stale, and the caller tries again)."""
+
+    line: Row
+
+    def __call__(self, conn: Connection) -> int:
+        last = conn.execute(
+            select(ChatLine.seq)
+            .where(ChatLine.game_id == self.line["game_id"], ChatLine.room == self.line["room"])
+            .order_by(ChatLine.seq.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        seq = (last or 0) + 1
+        try:
+            conn.execute(insert(ChatLine).values(**self.line, seq=seq))
+        except IntegrityError as exc:
+            raise Stale from exc
+        return seq
+
+
+SITE = "site"  # the lease row whose beat_at is the site's last sign of life
+
+
+def _lease_row(conn: Connection, name: str, now: int) -> None:
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    conn.execute(
+        dialect.insert(Lease)
+        .values(name=name, owner=None, expires_at=0, beat_at=now)
+        .on_conflict_do_nothing(index_elements=[Lease.name])
+    )
+
+
+@dataclass(frozen=True)
+class TakeLease:
+    """Take or renew the lease ``name`` for ``owner`` until ``now + ttl``: only if it is free,
+    expired or already ``owner``'s. Whether ``owner`` holds it."""
+
+    name: str
+    owner: str
+    now: int
+    ttl: int
+
+    def __call__(self, conn: Connection) -> bool:
+        _lease_row(conn, self.name, self.now)
+        result = conn.execute(
+            update(Lease)
+            .where(
+                Lease.name == self.name,
+                or_(Lease.owner == self.owner, Lease.expires_at < self.now),
+            )
+            .values(owner=self.owner, expires_at=self.now + self.ttl, beat_at=self.now)
+        )
+        return bool(result.rowcount == 1)
+
+
+@dataclass(frozen=True)
+class Beat:
+    """A process's sign of life: the site was up at ``now``."""
+
+    now: int
+
+    def __call__(self, conn: Connection) -> None:
+        _lease_row(conn, SITE, self.now)
+        conn.execute(
+            update(Lease)
+            .where(Lease.name == SITE, Lease.beat_at < self.now)
+            .values(beat_at=self.now)
+        )
+
+
+@dataclass(frozen=True)
+class CreditOutage:
+    """At a start: if the site showed no sign of life for over ``after`` ms, it was down since
+    its last one; every running clock is credited with the time since (nobody's clock runs while
+    the site is down), and the sign of life is renewed. The site row is read locked (PostgreSQL)
+    and rewritten in the same transaction, so two processes starting together credit once.
+    Returns (the outage in ms, the games credited); (0, 0) when there was no outage."""
+
+    now: int
+    after: int
+
+    def __call__(self, conn: Connection) -> tuple[int, int]:
+        _lease_row(conn, SITE, self.now)
+        query = select(Lease.beat_at).where(Lease.name == SITE)
+        if conn.dialect.name == "postgresql":
+            query = query.with_for_update()
+        last = conn.execute(query).scalar_one()
+        if self.now - last <= self.after:
+            return 0, 0
+        running = conn.execute(
+            select(Game.id, Game.clocks, Game.to_move).where(
+                Game.deadline_at.is_not(None), Game.status == "active"
+            )
+        ).all()
+        for game_id, raw, to_move in running:
+            clocks = credit(Clocks.from_json(raw), last, self.now)
+            conn.execute(
+                update(Game)
+                .where(Game.id == game_id)
+                .values(clocks=clocks.to_json(), deadline_at=clocks.deadline(to_move))
+            )
+        conn.execute(update(Lease).where(Lease.name == SITE).values(beat_at=self.now))
+        return self.now - last, len(running)

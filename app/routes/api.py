@@ -80,7 +80,14 @@ async def catalogue() -> dict[str, Any]:
 async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Create a game with the visitor seated."""
     return await service.create(
-        visitor, body.game, body.options, body.seat, body.public, body.rated
+        visitor,
+        body.game,
+        body.options,
+        body.seat,
+        body.public,
+        body.rated,
+        body.time_control,
+        body.takebacks,
     )
 
 
@@ -130,7 +137,7 @@ async def move(
     game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
     """Play a move (the HTTP twin of the websocket ``move``)."""
-    return await service.play(visitor, game_id, body.move, body.version, body.msg_id)
+    return await service.play(visitor, game_id, body.move, body.version, body.msg_id, body.lag)
 
 
 @router.post(

@@ -30,7 +30,7 @@ async def my_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
 async def challenge(body: ChallengeIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Challenge a registered player by username."""
     return await service.challenges.send(
-        visitor, body.to, body.game, body.options, body.seat, body.rated
+        visitor, body.to, body.game, body.options, body.seat, body.rated, body.time_control
     )
 
 

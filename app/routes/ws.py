@@ -29,16 +29,22 @@ from app.runtime.hub import (
     RESYNC,
     Hub,
     Subscription,
+    chat_channel,
     encode,
     game_channel,
     player_channel,
 )
-from app.runtime.limiter import client_key
+from app.runtime.limiter import Limiter, client_key
 from app.runtime.throttle import Throttle
 from app.schemas.messages import (
     CLIENT_MESSAGE,
+    AbortMsg,
+    AnswerMsg,
+    ChatMsg,
+    ClaimMsg,
     ClientMessage,
     MoveMsg,
+    OfferMsg,
     PingMsg,
     ResignMsg,
     StepsMsg,
@@ -282,27 +288,38 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                 await socket.close(CLOSE_NOT_FOUND)
                 return
             socket.version = first["version"]
-            seated = first["you"]["seat"] is not None
+            seat = first["you"]["seat"]
+            seated = seat is not None
+            room = "players" if seated else "spectators"
             if not seated:
                 first["spectators"] = await hub.presence(channel, visitor.id, +1)
-            await socket.send(first)
-            if not seated:
-                spectator_counts.poke(channel)  # coalesced: see publish_spectators
-            try:
-                await _run_both(
-                    _forward(
-                        socket,
-                        subscription,
-                        lambda: _first_message(
-                            service, game_id, visitor, token, str(socket.version)
-                        ),
-                    ),
-                    _game_reader(socket, service, game_id, visitor, token),
-                )
-            finally:
-                if not seated:
-                    await hub.presence(channel, visitor.id, -1)
-                    spectator_counts.poke(channel)
+            async with hub.subscribe(chat_channel(game_id, room)) as chat:
+                first["chat"] = {"room": room, "lines": await service.table.chat_log(game_id, room)}
+                await socket.send(first)
+                if seated:
+                    await service.table.arrived(game_id, seat, visitor.id)
+                else:
+                    spectator_counts.poke(channel)  # coalesced: see publish_spectators
+                try:
+                    await _run_all(
+                        [
+                            _forward(
+                                socket,
+                                subscription,
+                                lambda: _first_message(
+                                    service, game_id, visitor, token, str(socket.version)
+                                ),
+                            ),
+                            _forward(socket, chat),
+                            _game_reader(socket, service, game_id, visitor, token),
+                        ]
+                    )
+                finally:
+                    if seated:
+                        await service.table.left(game_id, seat, visitor.id)
+                    else:
+                        await hub.presence(channel, visitor.id, -1)
+                        spectator_counts.poke(channel)
 
     await _with_socket_quota(websocket, body)
 
@@ -341,9 +358,34 @@ async def _game_reader(
                     await socket.send({"type": "pong"})
                 case MoveMsg():
                     ack = await service.play(
-                        visitor, game_id, message.move, message.version, message.msg_id
+                        visitor,
+                        game_id,
+                        message.move,
+                        message.version,
+                        message.msg_id,
+                        message.lag,
                     )
                     await socket.send(_ack(message.msg_id, ack))
+                case OfferMsg():
+                    done = await service.table.offer(visitor, game_id, message.kind)
+                    await socket.send(_done("offer", message.msg_id, done))
+                case AnswerMsg():
+                    done = await service.table.answer(
+                        visitor, game_id, message.kind, message.accept
+                    )
+                    await socket.send(_done("answer", message.msg_id, done))
+                case AbortMsg():
+                    await service.table.abort(visitor, game_id)
+                    await socket.send(_done("abort", message.msg_id, {}))
+                case ClaimMsg():
+                    await service.table.claim(visitor, game_id)
+                    await socket.send(_done("claim", message.msg_id, {}))
+                case ChatMsg():
+                    limiter: Limiter = socket.ws.app.state.limiter
+                    # Counted as the HTTP twin counts it: per guest cookie.
+                    await limiter.check(("chat per visitor", str(socket.ws.state.guest_id)))
+                    said = await service.table.chat(visitor, game_id, message.text, token)
+                    await socket.send(_done("chat", message.msg_id, {"line": said["line"]}))
                 case ResignMsg():
                     ack = await service.resign(visitor, game_id, message.version, message.msg_id)
                     await socket.send(_ack(message.msg_id, ack))
@@ -356,6 +398,10 @@ async def _game_reader(
             raise
         except Exception:
             await _unexpected(socket, message.type, message.msg_id)
+
+
+def _done(of: str, msg_id: str | None, answer: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "done", "msg_id": msg_id, "of": of, **answer}
 
 
 def _ack(msg_id: str | None, ack: dict[str, Any]) -> dict[str, Any]:

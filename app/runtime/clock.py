@@ -16,3 +16,20 @@ class SystemClock:
     async def sleep(self, seconds: float) -> None:
         """``asyncio.sleep``."""
         await asyncio.sleep(seconds)
+
+
+class OffsetClock(SystemClock):
+    """The system clock plus a number of milliseconds read from a file (0 if it is missing or not
+    a number): a test moves a real server process through time by writing the file (settings:
+    ``CLOCK_OFFSET_FILE``). Sleeps are real."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def now(self) -> int:
+        try:
+            with open(self.path, encoding="ascii") as file:
+                offset = int(file.read().strip() or 0)
+        except (OSError, ValueError):
+            offset = 0
+        return super().now() + offset

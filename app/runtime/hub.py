@@ -488,3 +488,13 @@ def make_hub(redis_url: str | None, prefix: str = "hexmoot:", **options: float) 
     """The hub for this deployment: Redis when a URL is configured (``options`` are
     :class:`RedisHub`'s), else in-memory."""
     return RedisHub(redis_url, prefix, **options) if redis_url else MemoryHub()
+
+
+def chat_channel(game_id: str, room: str) -> str:
+    """The channel of one chat room of a game: ``players`` or ``spectators``."""
+    return f"chat:{room}:{game_id}"
+
+
+def seat_channel(game_id: str, seat: int) -> str:
+    """The presence key of one seat of a game: how many of its player's sockets are open."""
+    return f"seat:{seat}:{game_id}"

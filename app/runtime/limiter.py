@@ -50,6 +50,7 @@ LIMITS: dict[str, str] = {
     "login per IP": "rate_login_per_ip",
     "login per account": "rate_login_per_account",
     "signup per IP": "rate_signup_per_ip",
+    "chat per visitor": "rate_chat_per_visitor",
 }
 
 #: What each limited action is called in a refusal's message.
@@ -60,6 +61,7 @@ _ACTIONS = {
     "challenge": "challenges",
     "login": "login attempts",
     "signup": "sign-ups",
+    "chat": "chat lines",
 }
 
 

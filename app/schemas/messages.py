@@ -9,19 +9,23 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictInt, StrictStr, TypeAdapter
+from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
 from app.errors import ErrorCode
 from app.schemas.mine import MyGamesOut
-from app.schemas.requests import MoveText, MsgId, Strict
+from app.schemas.requests import Lag, MoveText, MsgId, Strict
 from app.schemas.responses import (
+    ChatLineOut,
+    ChatLog,
     GameStatus,
     LiveEntry,
+    OfferOut,
     OpenGame,
     Out,
     Snapshot,
     StepsOut,
     StoredResult,
+    TableFields,
     You,
 )
 from app.schemas.view import Result, Seat, View
@@ -32,12 +36,57 @@ Token = Annotated[StrictStr, Field(max_length=40)]
 
 
 class MoveMsg(Strict):
-    """Play ``move`` on the position at ``version``; ``msg_id`` names it for retries."""
+    """Play ``move`` on the position at ``version``; ``msg_id`` names it for retries; ``lag``: the
+    client's network lag estimate (ms), credited from its quota in a timed game."""
 
     type: Literal["move"]
     move: MoveText
     version: StrictInt
     msg_id: MsgId
+    lag: Lag = 0
+
+
+OfferKind = Literal["draw", "takeback", "rematch"]
+
+
+class OfferMsg(Strict):
+    """Offer a draw (on one's turn, Harmijan and Exxit only), ask a takeback, offer a rematch."""
+
+    type: Literal["offer"]
+    kind: OfferKind
+    msg_id: MsgId | None = None
+
+
+class AnswerMsg(Strict):
+    """Accept or decline the opponent's pending offer of ``kind``; ``accept: false`` on one's own
+    offer withdraws it."""
+
+    type: Literal["answer"]
+    kind: OfferKind
+    accept: StrictBool
+    msg_id: MsgId | None = None
+
+
+class AbortMsg(Strict):
+    """End the game before both players have moved."""
+
+    type: Literal["abort"]
+    msg_id: MsgId | None = None
+
+
+class ClaimMsg(Strict):
+    """Claim the win over an opponent who left and stayed away past their grace."""
+
+    type: Literal["claim"]
+    msg_id: MsgId | None = None
+
+
+class ChatMsg(Strict):
+    """Say a line in one's chat room (checked by the server: 1 to 300 characters)."""
+
+    type: Literal["chat"]
+    text: Annotated[StrictStr, Field(max_length=2000)]
+    msg_id: MsgId | None = None
 
 
 class ResignMsg(Strict):
@@ -63,14 +112,17 @@ class PingMsg(Strict):
     msg_id: MsgId | None = None
 
 
-ClientMessage = Annotated[MoveMsg | ResignMsg | StepsMsg | PingMsg, Field(discriminator="type")]
+ClientMessage = Annotated[
+    MoveMsg | ResignMsg | StepsMsg | PingMsg | OfferMsg | AnswerMsg | AbortMsg | ClaimMsg | ChatMsg,
+    Field(discriminator="type"),
+]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 
 # --- server -> client ------------------------------------------------------------------------------
 
 
-class GameState(Out):
+class GameState(TableFields):
     """The game right after an event."""
 
     status: GameStatus
@@ -88,11 +140,13 @@ class SeatData(Out):
 
 
 class MoveData(Out):
-    """``move``: the ply, its canonical text and the seat that played it."""
+    """``move``: the ply, its canonical text and the seat that played it; in a timed game once the
+    clocks run, the mover's time left after it (ms, increment included)."""
 
     ply: int
     move: str
     seat: Seat
+    clock: int | None = None
 
 
 class ResignData(Out):
@@ -105,8 +159,15 @@ class ImportData(Out):
     """``import``: version 1 of an imported game carries nothing."""
 
 
-EventKind = Literal["create", "import", "join", "move", "resign", "result"]
-EventData = SeatData | MoveData | ResignData | ImportData | Result
+class UndoData(Out):
+    """``undo``: an accepted takeback took back ``plies`` plies; the game has ``ply_count`` now."""
+
+    plies: int
+    ply_count: int
+
+
+EventKind = Literal["create", "import", "join", "move", "resign", "result", "undo"]
+EventData = SeatData | MoveData | ResignData | ImportData | UndoData | Result
 
 
 class EventEntry(Out):
@@ -133,6 +194,7 @@ class CatchupMsg(Out):
     state: GameState
     spectators: int
     you: You
+    chat: ChatLog | None = None
 
 
 class EventMsg(Out):
@@ -143,6 +205,35 @@ class EventMsg(Out):
     kind: EventKind
     data: EventData
     state: GameState
+
+
+class TableMsg(TableFields):
+    """The table changed (an offer made, answered or withdrawn, a player away or back, a rematch
+    linked); the game did not: ``version`` is still the game's."""
+
+    type: Literal["table"]
+    version: int
+
+
+class ChatLineMsg(Out):
+    """A line said in the socket's chat room."""
+
+    type: Literal["chat"]
+    room: Literal["players", "spectators"]
+    line: ChatLineOut
+
+
+class DoneMsg(Out):
+    """The answer to ``offer``, ``answer``, ``abort``, ``claim`` or ``chat`` (``of``): for an
+    offer or an answer, what is pending after it and an accepted rematch's new game; for
+    ``chat``, the line said."""
+
+    type: Literal["done"]
+    msg_id: str | None
+    of: Literal["offer", "answer", "abort", "claim", "chat"]
+    offer: OfferOut | None = None
+    rematch_id: str | None = None
+    line: ChatLineOut | None = None
 
 
 class AckMsg(Out):
@@ -242,7 +333,10 @@ ServerMessage = Annotated[
     | LiveUpdateMsg
     | LiveEndMsg
     | OpenUpdateMsg
-    | MineMsg,
+    | MineMsg
+    | TableMsg
+    | ChatLineMsg
+    | DoneMsg,
     Field(discriminator="type"),
 ]
 SERVER_MESSAGE: TypeAdapter[ServerMessage] = TypeAdapter(ServerMessage)

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictStr
 
-from app.schemas.requests import Strict
-from app.schemas.responses import Out
+from app.schemas.requests import Strict, TimeControlField
+from app.schemas.responses import ClockOut, Out, TimeControlOut
 
 
 class MyGame(Out):
@@ -27,6 +27,10 @@ class MyGame(Out):
     url: str
     invite_url: str | None = Field(description="a waiting game you created: its invitation")
     outcome: Literal["won", "lost", "draw"] | None = Field(description="a finished game's")
+    time: str = Field(description='its time control as people write it: "3+2", "Unlimited"')
+    clock: ClockOut | None = Field(description="a timed game's clocks (see the game socket)")
+    rematch_of: str | None = Field(description="the game this one is a rematch of")
+    rematch_id: str | None = Field(description="this game's rematch, once accepted")
 
 
 class ChallengePerson(Out):
@@ -48,6 +52,8 @@ class ChallengeOut(Out):
     options: dict[str, Any]
     seat: Literal["1", "2", "random"]
     rated: bool
+    time_control: TimeControlOut | None = Field(description="null: unlimited")
+    time: str = Field(description='the time control as people write it: "3+2", "Unlimited"')
     status: Literal["pending", "accepted", "declined", "cancelled"]
     game_id: str | None
     created_at: int
@@ -80,6 +86,9 @@ class ChallengeIn(Strict):
     options: dict[str, Any] = Field(default_factory=dict)
     seat: Any = Field("random", description='1, 2 or "random"')
     rated: bool = False
+    time_control: TimeControlField = Field(
+        None, description="as for POST /api/games (default: unlimited)"
+    )
 
 
 class ChallengeAnswerOut(Out):

@@ -2,15 +2,67 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    WithJsonSchema,
+    model_validator,
+)
 
 from app.parsing import json_fault
 
 # No control characters: a message id is stored and looked up, and PostgreSQL text holds no NUL.
 MsgId = Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")]
 MoveText = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+
+
+#: A client's estimate of its network lag (ms), credited from its quota in timed games.
+Lag = Annotated[StrictInt, Field(ge=0, le=60_000, description="the client's lag estimate (ms)")]
+
+
+#: A time control as a request gives it: checked by ``TimeControl.parse`` (``bad_option`` naming the
+#: part), documented in the OpenAPI schema with its exact shapes.
+TimeControlField = Annotated[
+    Any,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "properties": {"kind": {"const": "unlimited"}},
+                    "required": ["kind"],
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"const": "realtime"},
+                        "base": {"type": "integer", "minimum": 30, "maximum": 10800},
+                        "increment": {"type": "integer", "minimum": 0, "maximum": 180},
+                    },
+                    "required": ["kind", "base"],
+                    "additionalProperties": False,
+                },
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"const": "correspondence"},
+                        "days": {"enum": [1, 2, 3, 5, 7, 14]},
+                    },
+                    "required": ["kind", "days"],
+                    "additionalProperties": False,
+                },
+            ]
+        }
+    ),
+]
 
 
 class Strict(BaseModel):
@@ -43,6 +95,14 @@ class CreateIn(Strict):
     seat: Any = Field("random", description='1, 2 or "random"')
     public: bool = True
     rated: bool = Field(False, description="rated games need an account, and their opponent too")
+    time_control: TimeControlField = Field(
+        None,
+        description='{"kind": "unlimited"} (the default), {"kind": "realtime", "base": seconds, '
+        '"increment": seconds} or {"kind": "correspondence", "days": 1, 2, 3, 5, 7 or 14}',
+    )
+    takebacks: bool | None = Field(
+        None, description="whether takebacks may be asked; by default yes if casual, no if rated"
+    )
 
 
 class JoinIn(Strict):
@@ -57,6 +117,7 @@ class MoveIn(Strict):
     move: MoveText
     version: StrictInt
     msg_id: MsgId
+    lag: Lag = 0
 
 
 class ResignIn(Strict):
@@ -86,3 +147,26 @@ def raw_body(schema: dict[str, Any]) -> dict[str, Any]:
 REPLAY_BODY = raw_body(ReplayIn.model_json_schema())
 #: An imported record has the shape ``GET /games/{id}/record.json`` answers.
 RECORD_BODY = raw_body({"$ref": "#/components/schemas/RecordOut"})
+
+
+OfferKind = Literal["draw", "takeback", "rematch"]
+
+
+class OfferIn(Strict):
+    """``POST /api/games/{id}/offer``: a draw, a takeback or a rematch."""
+
+    kind: OfferKind
+
+
+class AnswerIn(Strict):
+    """``POST /api/games/{id}/answer``: accept or decline the opponent's offer (or withdraw
+    one's own with ``accept: false``)."""
+
+    kind: OfferKind
+    accept: StrictBool
+
+
+class ChatIn(Strict):
+    """``POST /api/games/{id}/chat``: a line for the visitor's room."""
+
+    text: Annotated[StrictStr, Field(max_length=2000)]

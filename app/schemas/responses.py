@@ -151,7 +151,55 @@ class CancelledOut(Out):
     status: Literal["cancelled"]
 
 
-class GameSummary(Out):
+class TimeControlOut(Out):
+    """A game's time control: seconds for ``realtime``, days per move for ``correspondence``."""
+
+    kind: Literal["unlimited", "realtime", "correspondence"]
+    base: int | None = Field(None, description="realtime: each seat's starting time (s)")
+    increment: int | None = Field(None, description="realtime: added after each move (s)")
+    days: int | None = Field(None, description="correspondence: days per move")
+
+
+class ClockOut(Out):
+    """A timed game's clocks at the server's time ``now``: count down from ``now``, never from the
+    browser's own clock."""
+
+    control: TimeControlOut
+    label: str = Field(description='"3+2", "3 days per move"')
+    remaining: list[int] = Field(description="each seat's time (ms) at ``now``, seat 1 first")
+    running: bool = Field(description="the seat to move is being charged")
+    deadline: int | None = Field(description="when the seat to move runs out (epoch ms)")
+    now: int = Field(description="the server's time these figures are for (epoch ms)")
+
+
+class OfferOut(Out):
+    """A pending offer: a draw, a takeback of ``plies`` plies, or a rematch, by ``seat``."""
+
+    kind: Literal["draw", "takeback", "rematch"]
+    seat: Seat
+    plies: int | None = None
+
+
+class AwayOut(Out):
+    """A seated player whose sockets all closed: since when, and the grace they had left then."""
+
+    since: int
+    grace: int = Field(description="ms of absence left to this seat in this game at ``since``")
+
+
+class TableFields(Out):
+    """What surrounds the board: clocks, the pending offer, takebacks and rematch links."""
+
+    clock: ClockOut | None = Field(description="null in an unlimited game")
+    offer: OfferOut | None
+    takebacks: bool = Field(description="takebacks may be asked in this game")
+    rematch_of: str | None = Field(description="the game this one is a rematch of")
+    rematch_id: str | None = Field(description="this game's rematch, once accepted")
+    away: list[AwayOut | None] = Field(description="per seat (seat 1 first): null while present")
+    abortable: bool = Field(description="the game runs and may still be aborted")
+
+
+class GameSummary(TableFields):
     """A game's metadata and moves, as a snapshot carries them."""
 
     id: str
@@ -175,6 +223,23 @@ class GameSummary(Out):
     last_activity: int
 
 
+class ChatLineOut(Out):
+    """A chat line: its number in its room, who said it (their seat, null for a spectator), when."""
+
+    seq: int
+    name: str
+    seat: Seat | None
+    text: str
+    at: int
+
+
+class ChatLog(Out):
+    """The visitor's chat room of a game (``players`` or ``spectators``) and its last lines."""
+
+    room: Literal["players", "spectators"]
+    lines: list[ChatLineOut]
+
+
 class Snapshot(Out):
     """Everything a game page needs at one version."""
 
@@ -183,6 +248,7 @@ class Snapshot(Out):
     view: View
     spectators: int
     you: You
+    chat: ChatLog | None = Field(None, description="the visitor's chat room (sockets only)")
 
 
 class AckOut(Out):
@@ -209,6 +275,13 @@ class StepsOut(Out):
     )
 
 
+class PlyClock(Out):
+    """The mover's clock after one ply of a timed game."""
+
+    seat: Seat
+    left: int
+
+
 class RecordOut(Out):
     """A game's record, ``hexmoot-record/1``: replaying ``moves`` gives the position."""
 
@@ -218,6 +291,14 @@ class RecordOut(Out):
     players: list[RecordPlayer]
     moves: list[str]
     result: StoredResult
+    time_control: TimeControlOut | None = Field(
+        None, description="a timed game's time control (absent: unlimited)"
+    )
+    clocks: list[PlyClock | None] | None = Field(
+        None,
+        description="a timed game's clock after each ply: the mover's seat and time left (ms, "
+        "increment included); null before the clocks started",
+    )
 
 
 class ReplayOut(Out):
@@ -245,6 +326,9 @@ class OpenGame(Out):
     created_at: int
     join_token: str | None
     rated: bool = Field(default=False, description="joining needs an account")
+    time: str = Field(
+        default="Unlimited", description='its time control as people write it: "3+2", "Unlimited"'
+    )
     yours: bool = Field(
         default=False,
         description="you created this game and sit in it (you may cancel it; joining is for others)",
@@ -353,3 +437,24 @@ def page_error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         status: {"description": "Error", "content": {"application/json": {"schema": schema}}}
         for status in statuses
     }
+
+
+class OfferAnswerOut(Out):
+    """What is pending after an offer or an answer; an accepted rematch's new game."""
+
+    offer: OfferOut | None
+    rematch_id: str | None = None
+
+
+class EndedOut(Out):
+    """A game aborted, or won by a claim."""
+
+    id: str
+    status: GameStatus
+
+
+class ChatSaidOut(Out):
+    """A chat line said, and the room it went to."""
+
+    room: Literal["players", "spectators"]
+    line: ChatLineOut

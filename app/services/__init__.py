@@ -1,7 +1,9 @@
 """The flows of the site, split by what a reader looks for:
 
 - :mod:`.lifecycle`: creating and joining games, naming guests;
-- :mod:`.play`: moves, resignation, the end of idle games;
+- :mod:`.play`: moves, resignation, flags, the end of idle games;
+- :mod:`.deadlines`: the deadline scheduler, the site's sign of life, the outage credit;
+- :mod:`.table`: offers (draw, takeback, rematch), abort, disconnections, chat;
 - :mod:`.reading`: snapshots, catch-ups, steps, records, the open and live lists, replays;
 - :mod:`.archive`: the archive and imported records;
 - :mod:`.accounts`: signing up, logging in and out, who a request is;
@@ -31,12 +33,14 @@ from app.services.accounts import AccountService
 from app.services.archive import ArchiveService
 from app.services.challenges import ChallengeService
 from app.services.core import Core, Json, Visitor
+from app.services.deadlines import DeadlineService
 from app.services.lifecycle import LifecycleService
 from app.services.mail import MailService
 from app.services.mine import MineService
 from app.services.play import PlayService
 from app.services.players import PlayerService
 from app.services.reading import ReadingService
+from app.services.table import TableService
 
 __all__ = ["GameService", "Visitor", "installed"]
 
@@ -64,6 +68,8 @@ class GameService:
         self.accounts = AccountService(self.core, session_signer)
         self.lifecycle = LifecycleService(self.core)
         self.playing = PlayService(self.core)
+        self.deadlines = DeadlineService(self.core, self.playing)
+        self.table = TableService(self.core, self.lifecycle)
         self.reading = ReadingService(self.core)
         self.archiving = ArchiveService(self.core)
         self.challenges = ChallengeService(self.core, self.lifecycle)
@@ -113,9 +119,20 @@ class GameService:
         seat: object,
         public: bool,
         rated: bool = False,
+        time_control: object = None,
+        takebacks: bool | None = None,
     ) -> Json:
         """:meth:`LifecycleService.create`."""
-        return await self.lifecycle.create(visitor, slug, options, seat, public, rated)
+        return await self.lifecycle.create(
+            visitor,
+            slug,
+            options,
+            seat,
+            public,
+            rated,
+            time_control=time_control,
+            takebacks=takebacks,
+        )
 
     async def join(self, visitor: Visitor, game_id: str, token: object) -> Json:
         """:meth:`LifecycleService.join`."""
@@ -127,10 +144,16 @@ class GameService:
 
     # play
     async def play(
-        self, visitor: Visitor, game_id: str, text: str, version: int, msg_id: str
+        self,
+        visitor: Visitor,
+        game_id: str,
+        text: str,
+        version: int,
+        msg_id: str,
+        lag: int = 0,
     ) -> Json:
         """:meth:`PlayService.play`."""
-        return await self.playing.play(visitor, game_id, text, version, msg_id)
+        return await self.playing.play(visitor, game_id, text, version, msg_id, lag)
 
     async def resign(
         self, visitor: Visitor, game_id: str, version: int | None, msg_id: str

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from app.accounts.usernames import username_key
+from app.domain.timecontrol import TimeControl, TimeControlError
 from app.errors import AppError, ErrorCode, excerpt
 from app.models import Account, Challenge
 from app.repository import accounts as account_reads
@@ -53,6 +54,8 @@ class ChallengeService:
             "options": challenge.options,
             "seat": challenge.seat,
             "rated": challenge.rated,
+            "time_control": challenge.time_control,
+            "time": TimeControl.stored(challenge.time_control).label(),
             "status": challenge.status,
             "game_id": challenge.game_id,
             "created_at": challenge.created_at,
@@ -80,9 +83,15 @@ class ChallengeService:
         options: dict[str, Any],
         seat: object,
         rated: bool,
+        time_control: object = None,
     ) -> Json:
-        """Challenge the account ``raw_to`` (a username, any case)."""
+        """Challenge the account ``raw_to`` (a username, any case), with a time control
+        (unlimited by default; ``bad_option`` if it is not an allowed one)."""
         core = self.core
+        try:
+            control = TimeControl.parse(time_control)
+        except TimeControlError as exc:
+            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=exc.field) from exc
         if visitor.account_id is None:
             raise AppError(
                 ErrorCode.ACCOUNT_REQUIRED, "Log in or sign up to challenge a player by name"
@@ -132,6 +141,7 @@ class ChallengeService:
             "options": rules.options,
             "seat": str(seat),
             "rated": rated,
+            "time_control": control.to_json() if control.timed else None,
             "status": "pending",
             "game_id": None,
             "created_at": now,
@@ -200,7 +210,14 @@ class ChallengeService:
             challenger.player_id, challenger.display_name, challenger.id, challenger.username
         )
         created = await self.lifecycle.create(
-            host, challenge.slug, challenge.options, seat, False, challenge.rated, quota=False
+            host,
+            challenge.slug,
+            challenge.options,
+            seat,
+            False,
+            challenge.rated,
+            quota=False,
+            time_control=challenge.time_control,
         )
         await self.lifecycle.join(visitor, created["id"], created["join_token"])
         await self.core.writer.write(store.ChallengeGame(challenge.id, created["id"]))

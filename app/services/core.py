@@ -26,8 +26,9 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from app.config import Settings
 from app.db import read_one_snapshot
-from app.domain.clock import Clock
+from app.domain.clock import Clock, to_ms
 from app.domain.results import Ending, Result, ending_values
+from app.domain.timecontrol import Clocks, TimeControl
 from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import Game
 from app.repository import accounts, reads
@@ -94,6 +95,69 @@ def stale(current: int, based_on: int | None) -> AppError:
 def players_json(game: Game) -> list[Json]:
     """The seats and the names they were taken with."""
     return [{"seat": 1, "name": game.player1_name}, {"seat": 2, "name": game.player2_name}]
+
+
+def abortable(game: Game) -> bool:
+    """Whether the game may still be aborted: it runs and not both seats have made a move of play
+    (a game from before clocks: fewer than two plies)."""
+    if game.status != "active":
+        return False
+    return not (Clocks.from_json(game.clocks).both_moved if game.clocks else game.ply_count >= 2)
+
+
+def clock_json(game: Game, now: int) -> Json | None:
+    """A timed game's clocks as clients show them: each seat's time at ``now`` (the server's time,
+    sent along: clients count down from it, never from their own clock), whether the seat to move
+    is being charged, its deadline. None for an unlimited game."""
+    control = TimeControl.stored(game.time_control)
+    if not control.timed or game.clocks is None:
+        return None
+    clocks = Clocks.from_json(game.clocks)
+    to_move = game.to_move if game.status == "active" else None
+    return {
+        "control": control.to_json(),
+        "label": control.label(),
+        "remaining": [clocks.left(1, to_move, now), clocks.left(2, to_move, now)],
+        "running": clocks.running and to_move is not None,
+        "deadline": game.deadline_at if to_move is not None else None,
+        "now": now,
+    }
+
+
+def stopped(game: Game, now: int) -> Json | None:
+    """The game's clocks stopped at ``now`` (each seat's time then, nothing running)."""
+    if game.clocks is None:
+        return None
+    clocks = Clocks.from_json(game.clocks)
+    to_move = game.to_move if game.status == "active" else None
+    left = (clocks.left(1, to_move, now), clocks.left(2, to_move, now))
+    return Clocks(left, clocks.quota, clocks.moved, False, None).to_json()
+
+
+def away_state(game: Game, grace: float) -> dict[str, dict[str, Any]]:
+    """Each seat's absence, as the row keeps it (a fresh copy)."""
+    full = to_ms(grace)
+    stored = game.away or {}
+    return {
+        seat: {
+            "since": stored.get(seat, {}).get("since"),
+            "grace": stored.get(seat, {}).get("grace", full),
+        }
+        for seat in ("1", "2")
+    }
+
+
+def away_json(game: Game, grace: float) -> list[Json | None]:
+    """Per seat (seat 1 first): null if present, else since when away and the grace left then."""
+    if game.away is None:
+        return [None, None]
+    state = away_state(game, grace)
+    return [
+        None
+        if state[s]["since"] is None
+        else {"since": state[s]["since"], "grace": state[s]["grace"]}
+        for s in ("1", "2")
+    ]
 
 
 def plausible_id(game_id: str) -> bool:
@@ -209,6 +273,19 @@ class Core:
             "ply_count": game.ply_count,
             "result": game.result_json,
             "view": self.rules.view(position.rules, position.state) if view is None else view,
+            **self.table_json(game),
+        }
+
+    def table_json(self, game: Game, now: int | None = None) -> Json:
+        """What surrounds the board: the clocks, the pending offer, takebacks, rematch links."""
+        return {
+            "clock": clock_json(game, self.clock.now() if now is None else now),
+            "offer": game.offer,
+            "takebacks": game.takebacks,
+            "rematch_of": game.rematch_of,
+            "rematch_id": game.rematch_id,
+            "away": away_json(game, self.settings.away_grace),
+            "abortable": abortable(game),
         }
 
     def live_entry(self, game: Game, position: Position, view: Json | None = None) -> Json:
@@ -272,6 +349,7 @@ class Core:
         msg_id: str | None,
         move_row: tuple[int, str, int] | None = None,
         players: tuple[PlayerName, ...] = (),
+        move_clock: tuple[int, int] | None = None,
     ) -> GameChange:
         """The writer's change taking ``game`` one version per event further."""
         base, game_id = game.version, game.id
@@ -298,6 +376,8 @@ class Core:
                 "seat": seat,
                 "player_id": visitor.id if visitor else None,
                 "created_at": now,
+                "clock_ms": move_clock[0] if move_clock else None,
+                "spent_ms": move_clock[1] if move_clock else None,
             }
         new_values = {**values, "version": base + len(kinds)}
         return GameChange(game_id, base, new_values, events, move, players)
@@ -365,6 +445,7 @@ class Core:
         visitor: Visitor | None = None,
         msg_id: str | None = None,
         move_row: tuple[int, str, int] | None = None,
+        move_clock: tuple[int, int] | None = None,
         now: int | None = None,
     ) -> list[Json]:
         """End a game with ``result``: the one place where every game ends.
@@ -379,7 +460,12 @@ class Core:
         """
         now = self.clock.now() if now is None else now
         final = {"last_activity_at": now, **(values or {}), **ending_values(result, ending, now)}
-        change = self.change(game, final, [*before, ("result", result)], visitor, msg_id, move_row)
+        if game.clocks is not None and "clocks" not in final:
+            # The clocks stop where they are: the seat to move is charged up to the end.
+            final["clocks"] = stopped(game, now)
+        change = self.change(
+            game, final, [*before, ("result", result)], visitor, msg_id, move_row, (), move_clock
+        )
         if ending == "finished" and game.rated and not game.imported:
             rated = await self._rated(session, game, final.get("ply_count", game.ply_count), result)
             change = dataclasses.replace(change, rated=rated)

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
 from app.domain.clock import to_ms
 from app.domain.results import cancellation
+from app.domain.timecontrol import UNLIMITED, Clocks, TimeControl, TimeControlError
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name, name_key, validate_name
 from app.models import Game
@@ -21,6 +23,15 @@ from app.runtime.hub import LIVE_CHANNEL
 from app.runtime.rules import Rules, known_games, slugs
 from app.services.core import Core, Json, Position, Visitor, to_the_end
 from app.services.reading import open_entry
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A new game's time control, takebacks and the game it is a rematch of."""
+
+    control: TimeControl = UNLIMITED
+    takebacks: bool = True
+    rematch_of: str | None = None
 
 
 class LifecycleService:
@@ -51,11 +62,22 @@ class LifecycleService:
         rated: bool = False,
         *,
         quota: bool = True,
+        time_control: object = None,
+        takebacks: bool | None = None,
+        rematch_of: str | None = None,
     ) -> Json:
         """A new game with the visitor seated; the answer holds the secret join token. A rated
         game needs an account (``account_required``); ``quota``: count it against the visitor's
-        open games (a challenge's game, joined at once, is not)."""
+        open games (a challenge's game, joined at once, is not). ``time_control``: unlimited when
+        left out (``bad_option`` if not an allowed one); ``takebacks``: whether they may be
+        asked, by default yes in a casual game and no in a rated one (joining a rated game that
+        allows them is the joiner's consent)."""
         core = self.core
+        try:
+            control = TimeControl.parse(time_control)
+        except TimeControlError as exc:
+            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=exc.field) from exc
+        table = _Table(control, not rated if takebacks is None else takebacks, rematch_of)
         if rated and visitor.account_id is None:
             raise AppError(
                 ErrorCode.ACCOUNT_REQUIRED, "Only players with an account can play rated games"
@@ -83,7 +105,7 @@ class LifecycleService:
         # One creation of a visitor at a time in this process, so that creations arriving
         # together are counted one after the other against the open-games quota.
         async with core.lock(f"creator:{visitor.id}"):
-            return await self._create(visitor, slug, rules, seat, public, rated, quota)
+            return await self._create(visitor, slug, rules, seat, public, rated, quota, table)
 
     async def _create(
         self,
@@ -94,6 +116,7 @@ class LifecycleService:
         public: bool,
         rated: bool,
         quota: bool,
+        table: _Table,
     ) -> Json:
         """:meth:`create` once the request is valid: within the quota, the new game written."""
         core = self.core
@@ -116,6 +139,10 @@ class LifecycleService:
             "to_move": core.rules.to_move(rules, state),
             "imported": False,
             "rated": rated,
+            "time_control": table.control.to_json() if table.control.timed else None,
+            "clocks": Clocks.start(table.control).to_json(),
+            "takebacks": table.takebacks,
+            "rematch_of": table.rematch_of,
             "created_at": now,
             "last_activity_at": now,
             f"player{seat}_id": visitor.id,

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.domain.timecontrol import TimeControl
 from app.models import Game
 from app.repository import accounts as account_reads
 from app.repository import mine as reads
 from app.runtime.rules import title
 from app.services.challenges import ChallengeService
-from app.services.core import Core, Json, Visitor
+from app.services.core import Core, Json, Visitor, clock_json
 
 FINISHED_SHOWN = 20
 
 
-def _entry(game: Game, ids: Sequence[str]) -> Json:
+def _entry(game: Game, ids: Sequence[str], now: int) -> Json:
     """One game as a list of "My games" shows it, from the side of the identity's seat."""
     seat = 1 if game.player1_id in ids else 2
     other = 3 - seat
@@ -38,6 +39,10 @@ def _entry(game: Game, ids: Sequence[str]) -> Json:
         "url": f"/games/{game.id}",
         "invite_url": None,
         "outcome": None,
+        "time": TimeControl.stored(game.time_control).label(),
+        "clock": clock_json(game, now),
+        "rematch_of": game.rematch_of,
+        "rematch_id": game.rematch_id,
     }
     if game.status == "waiting" and game.creator_id in ids:
         entry["invite_url"] = f"/games/{game.id}?join={game.join_token}"
@@ -65,7 +70,8 @@ class MineService:
         async with self.core.sessions() as session:
             current = await reads.current_games(session, ids)
             finished = await reads.finished_games(session, ids, FINISHED_SHOWN)
-        entries = [_entry(game, ids) for game in current]
+        now = self.core.clock.now()
+        entries = [_entry(game, ids, now) for game in current]
         your_turn = [e for e in entries if e["your_turn"]]
         waiting = [e for e in entries if e["status"] == "active" and not e["your_turn"]]
         open_ = [e for e in entries if e["status"] == "waiting"]
@@ -74,7 +80,7 @@ class MineService:
             "waiting": waiting,
             "open": open_,
             "challenges": await self.challenges.of(visitor),
-            "finished": [_entry(game, ids) for game in finished],
+            "finished": [_entry(game, ids, now) for game in finished],
             "turn_count": len(your_turn),
-            "now": self.core.clock.now(),
+            "now": now,
         }

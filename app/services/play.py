@@ -1,4 +1,5 @@
-"""Playing a game: moves, resignation, and the end of games left idle (later: offers, timeouts).
+"""Playing a game: moves (charged to the mover's clock in a timed game), resignation, flags on time,
+and the end of games left idle.
 
 Every message that changes the game (a move, a resignation, the server ending it) is checked
 against the game's ``version`` and takes it one step further per event, so a client that sent a
@@ -15,7 +16,8 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.domain.clock import idle_cutoff
-from app.domain.results import abandonment, resignation
+from app.domain.results import abandonment, resignation, timeout
+from app.domain.timecontrol import Clocks, OutOfTime, TimeControl, charge
 from app.errors import AppError, ErrorCode, not_found, rule_of
 from app.models import Game
 from app.repository import reads
@@ -40,9 +42,11 @@ class PlayService:
 
     @to_the_end
     async def play(
-        self, visitor: Visitor, game_id: str, text: str, version: int, msg_id: str
+        self, visitor: Visitor, game_id: str, text: str, version: int, msg_id: str, lag: int = 0
     ) -> Json:
-        """Validate and commit one move, then publish it; the ack the sender gets."""
+        """Validate and commit one move, then publish it; the ack the sender gets. In a timed game
+        the mover is charged for its turn, less a lag allowance of at most ``lag`` ms (see
+        :mod:`app.domain.timecontrol`); a move that comes too late flags its mover instead."""
         core = self.core
         sent = Sent("move", version, text)
         async with core.lock(game_id), core.sessions() as session:
@@ -67,14 +71,47 @@ class PlayService:
             except IllegalMoveError as exc:
                 raise AppError(ErrorCode.ILLEGAL_MOVE, str(exc), rule=rule_of(exc)) from exc
             ply = game.ply_count + 1
-            move: tuple[str, Json] = ("move", {"ply": ply, "move": canonical, "seat": seat})
+            now = core.clock.now()
+            move_data: Json = {"ply": ply, "move": canonical, "seat": seat}
+            next_to_move = core.rules.to_move(rules, new_state)
+            outcome = core.rules.outcome(rules, new_state)
             values: dict[str, Any] = {
                 "ply_count": ply,
-                "to_move": core.rules.to_move(rules, new_state),
-                "last_activity_at": core.clock.now(),
+                "to_move": next_to_move,
+                "last_activity_at": now,
             }
+            if game.offer is not None and not _stands(game.offer, seat):
+                values["offer"] = None  # the opponent's move declines it
+            move_clock = None
+            if game.clocks is not None:
+                clocks = Clocks.from_json(game.clocks)
+                # A move of play, not the pie's setup or choice (asked only until both moved).
+                of_play = clocks.both_moved or core.rules.view(rules, position.state).get(
+                    "phase"
+                ) in (None, "play")
+                control = TimeControl.stored(game.time_control)
+                try:
+                    charged = charge(
+                        control,
+                        clocks,
+                        seat,
+                        now,
+                        lag,
+                        of_play,
+                        None if outcome is not None else next_to_move,
+                    )
+                except OutOfTime:
+                    await self._flag(session, game, position, seat, now)
+                    raise AppError(
+                        ErrorCode.GAME_OVER, "Your time ran out before this move arrived"
+                    ) from None
+                values["clocks"] = charged.clocks.to_json()
+                values["deadline_at"] = charged.clocks.deadline(next_to_move)
+                if control.timed and clocks.running:
+                    move_clock = (charged.left, charged.spent)
+                    move_data["clock"] = charged.left
+            move: tuple[str, Json] = ("move", move_data)
             after = Position(game.version, rules, new_state, (*position.moves, canonical))
-            outcome = core.rules.outcome(rules, new_state)
             try:
                 if outcome is not None:
                     await core.finish(
@@ -87,10 +124,17 @@ class PlayService:
                         visitor=visitor,
                         msg_id=msg_id,
                         move_row=(ply, canonical, seat),
+                        move_clock=move_clock,
                     )
                 else:
                     change = core.change(
-                        game, values, [move], visitor, msg_id, move_row=(ply, canonical, seat)
+                        game,
+                        values,
+                        [move],
+                        visitor,
+                        msg_id,
+                        move_row=(ply, canonical, seat),
+                        move_clock=move_clock,
                     )
                     await core.advance(session, game, after, change)
             except AppError as exc:
@@ -127,6 +171,54 @@ class PlayService:
             except AppError as exc:
                 return await self._after_race(session, game_id, visitor, msg_id, sent, exc)
         return {"version": game.version, "duplicate": False}
+
+    async def _flag(
+        self, session: AsyncSession, game: Game, position: Position, seat: int, now: int
+    ) -> None:
+        """End the game on time: ``seat`` ran out (under the game's lock). Its clock shows 0."""
+        core = self.core
+        colours = core.rules.view(position.rules, position.state)["colours"]
+        assert game.clocks is not None
+        clocks = Clocks.from_json(game.clocks)
+        left = [clocks.left(1, game.to_move, now), clocks.left(2, game.to_move, now)]
+        left[seat - 1] = 0
+        stopped = Clocks((left[0], left[1]), clocks.quota, clocks.moved, False, None)
+        try:
+            await core.finish(
+                session,
+                game,
+                position,
+                timeout(seat, colours),
+                values={"clocks": stopped.to_json()},
+                now=now,
+            )
+        except AppError:  # ended or moved meanwhile by another process: nothing to flag
+            return
+
+    async def flag_due(self, now: int | None = None) -> int:
+        """Flag every game whose deadline has passed at ``now``: the seat to move loses on time
+        (a correspondence game's too). Run by the process holding the deadline lease (see
+        :mod:`app.services.deadlines`); the version guard makes a second flagger harmless.
+        How many were flagged."""
+        core = self.core
+        now = core.clock.now() if now is None else now
+        async with core.sessions() as session:
+            due = await reads.due_games(session, now)
+        flagged = 0
+        for game_id in due:
+            async with core.lock(game_id), core.sessions() as session:
+                game = await core.load(session, game_id)
+                if (
+                    game.status != "active"
+                    or game.deadline_at is None
+                    or game.deadline_at > now
+                    or game.to_move is None
+                ):
+                    continue
+                position = await core.position(session, game)
+                await self._flag(session, game, position, game.to_move, now)
+                flagged += 1
+        return flagged
 
     async def abandon_idle(self, now: int | None = None) -> int:
         """End every game idle for longer than the setting; how many were ended."""
@@ -225,6 +317,13 @@ class PlayService:
         if duplicate is None:
             raise refusal
         return duplicate
+
+
+def _stands(offer: Json, mover: int) -> bool:
+    """Whether a pending offer outlives a move of ``mover``: a draw is offered on one's turn and
+    then the move is played, so the offerer's own move leaves it for the opponent to answer; any
+    other move answers it (declines it)."""
+    return bool(offer["kind"] == "draw" and offer["seat"] == mover)
 
 
 def not_your_turn(game: Game) -> str:

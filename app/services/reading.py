@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.domain.clock import idle_cutoff
+from app.domain.timecontrol import TimeControl
 from app.errors import AppError, ErrorCode, rule_of
 from app.models import Game
 from app.repository import reads
@@ -69,6 +70,7 @@ class ReadingService:
                 "result": game.result_json,
                 "created_at": game.created_at,
                 "last_activity": game.last_activity_at,
+                **core.table_json(game),
             },
             "view": view,
             "spectators": await core.hub.presence_count(game_channel(game.id)),
@@ -120,9 +122,17 @@ class ReadingService:
         async with core.sessions() as session:
             game = await core.visible(session, game_id, visitor, token)
             position = await core.position(session, game)
+            clocks = (
+                await reads.move_clocks(session, game.id, game.ply_count)
+                if game.time_control
+                else None
+            )
         players = [{"seat": p["seat"], "name": p["name"]} for p in players_json(game) if p["name"]]
         record = core.rules.record(position.rules, position.moves, players)
         record["result"] = game.result_json  # the stored result, server reasons included
+        if game.time_control:  # a timed game's control and each ply's clock
+            record["time_control"] = game.time_control
+            record["clocks"] = clocks
         return record
 
     def idle_cutoff(self) -> int:
@@ -204,6 +214,7 @@ def open_entry(game: Game, visitor: Visitor | None = None) -> Json:
         "created_at": game.created_at,
         "join_token": game.join_token,
         "rated": bool(game.rated),
+        "time": TimeControl.stored(game.time_control).label(),
         "yours": visitor is not None
         and game.creator_id == visitor.id
         and game.seat_of(visitor.id) is not None,

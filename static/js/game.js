@@ -8,6 +8,7 @@ import { renderLegend } from "./legend.js";
 import { History, moveTable, setupPlies } from "./replay.js";
 import { ReconnectingSocket, messageId } from "./socket.js";
 import { colourClass, colourName } from "./stacks.js";
+import { Table } from "./table.js";
 
 const $ = (id) => document.getElementById(id);
 const root = $("game");
@@ -31,7 +32,8 @@ const board = new Board($("board"), {
 const socket = new ReconnectingSocket(`/ws/games/${gameId}`, {
   params: { token }, since: () => S.version, onMessage, onStatus,
 });
-window.hexmoot = { socket, state: S, board };
+const table = new Table({ state: S, socket, playerName, showError, announce });
+window.hexmoot = { socket, state: S, board, table };
 
 function readSaved() {
   try {
@@ -53,6 +55,8 @@ function onMessage(msg) {
       S.you = msg.you;
       S.spectators = msg.spectators;
       history.put(S.moves.length, msg.view);
+      table.update(msg.game);
+      table.setChat(msg.chat);
       $("full-notice").hidden = !(params.get("join") && S.game.status !== "waiting" && !(S.you && S.you.seat));
       positionChanged();
       if (S.startPly !== null) {
@@ -67,6 +71,8 @@ function onMessage(msg) {
       S.version = msg.version;
       S.you = msg.you;
       S.spectators = msg.spectators;
+      table.update(msg.state);
+      if (msg.chat) table.setChat(msg.chat);
       positionChanged();
       break;
     case "event":
@@ -78,7 +84,17 @@ function onMessage(msg) {
       applyEvent(msg, true);
       applyState(msg.state);
       S.version = msg.version;
+      table.update(msg.state, true);
       positionChanged();
+      break;
+    case "table":
+      if (msg.version === S.version) table.update(msg, true);
+      break;
+    case "chat":
+      table.addLine(msg.line);
+      break;
+    case "done":
+      table.done(msg);
       break;
     case "ack":
       if (S.sending === msg.msg_id) {
@@ -120,9 +136,15 @@ function applyEvent(ev, announceIt) {
     if (announceIt) announce(`${d.name} joined as seat ${d.seat}.`);
   } else if (ev.kind === "move") {
     S.moves[d.ply - 1] = d.move;
+    S.plyClocks = null;
     S.moves.length = d.ply;
     if (announceIt) announce(`Move ${d.ply}: ${playerName(d.seat)} played ${d.move}.`);
     if (announceIt && S.you && S.you.seat && d.seat !== S.you.seat) beep();
+  } else if (ev.kind === "undo") {
+    S.moves.length = d.ply_count;
+    S.plyClocks = null;
+    history.forgetFrom(d.ply_count);
+    if (announceIt) announce(`Takeback: ${d.plies === 1 ? "the last move was" : `the last ${d.plies} moves were`} taken back.`);
   } else if (ev.kind === "resign") {
     if (announceIt) announce(`${playerName(d.seat)} resigned.`);
   } else if (ev.kind === "result") {
@@ -163,6 +185,7 @@ function positionChanged() {
   }
   renderCounters(S.review === null ? S.view : null);
   requestSteps();
+  table.render();
   if (S.focusPrompt && S.you && S.you.seat) {
     S.focusPrompt = false;
     $("prompt-line").focus();
@@ -215,6 +238,7 @@ const ENDS = {
   "no-moves": "no moves were left", "ply-limit": "the move limit was reached", "double-pass": "both players passed",
   "stock-exhausted": "the stock ran out", repetition: "a position repeated", resignation: "{loser} resigned",
   timeout: "{loser} ran out of time", abandoned: "the game was abandoned",
+  agreement: "agreed by both players", disconnect: "{loser} left the game", aborted: "the game was aborted",
 };
 const GAME_ENDS = { sgolte: { "no-moves": "{loser} had no legal move" } };
 // Scores that are lists are compared item by item: their terms.
@@ -254,7 +278,7 @@ function renderStatus() {
   const mine = myTurn();
   let text = "";
   if (g.status === "waiting") text = "Waiting for an opponent.";
-  else if (g.status === "cancelled") text = "This game was cancelled.";
+  else if (g.status === "cancelled") text = g.result && g.result.reason === "aborted" ? "This game was aborted." : "This game was cancelled.";
   else if (g.status === "finished") text = "The game is over.";
   else if (mine && S.view.phase === "choose") text = "Your choice: take black or white.";
   else if (mine && S.view.phase === "setup") text = "Your opening: click the highlighted cells (see the rules).";
@@ -413,7 +437,7 @@ function clickToken(t, word) {
 
 function submitMove(text) {
   if (!text || S.sending) return;
-  const msg = { type: "move", move: text, version: S.version, msg_id: messageId("m") };
+  const msg = { type: "move", move: text, version: S.version, msg_id: messageId("m"), lag: socket.lag || 0 };
   S.sending = msg.msg_id;
   S.steps = null;
   showError("");
@@ -467,6 +491,7 @@ async function showPly(ply) {
     board.setView(view, null);
     S.shown = p;
     renderCounters(view);
+    if (table.table && table.table.clock) table.review(p, await plyClocks());
   } catch (err) {
     showError(err.message);
   }
@@ -475,8 +500,19 @@ async function showPly(ply) {
   $("back-to-game").textContent = S.game.status === "active" ? "Back to the game" : "Last position";
 }
 
+/** Each ply's clock, from the game's record (fetched once per position of the move list). */
+async function plyClocks() {
+  if (!S.plyClocks) {
+    const res = await fetch(`/games/${gameId}/record.json${token ? `?token=${encodeURIComponent(token)}` : ""}`);
+    const record = res.ok ? await res.json() : {};
+    S.plyClocks = record.clocks || [];
+  }
+  return S.plyClocks;
+}
+
 function goLive() {
   S.review = null;
+  table.review(null);
   $("review-banner").hidden = true;
   board.setView(S.view, null);
   S.shown = S.moves.length;

@@ -1,6 +1,7 @@
 // The lobby: create a game (options from the rules package's catalogue), join an open one with one
 // click (or cancel your own), glance at live games. Both lists follow /ws/live: no polling.
 
+import { timeControl, wireTimeControl } from "./timecontrol.js";
 import { LiveList, timeAgo } from "./livefeed.js";
 
 const $ = (id) => document.getElementById(id);
@@ -55,6 +56,8 @@ form.addEventListener("change", (e) => {
   if (e.target.name === "game") renderOptions();
 });
 
+wireTimeControl("time");
+
 form.addEventListener("submit", async (e) => {
   e.preventDefault();
   $("create-error").textContent = "";
@@ -68,7 +71,10 @@ form.addEventListener("submit", async (e) => {
   $("create").disabled = true;
   try {
     await saveName();
-    const made = await api("POST", "/api/games", { game: game.slug, options, seat, public: $("visibility").value === "public", rated: Boolean($("rated") && $("rated").checked) });
+    const rated = Boolean($("rated") && $("rated").checked);
+    const body = { game: game.slug, options, seat, public: $("visibility").value === "public", rated, time_control: timeControl("time") };
+    if (rated) body.takebacks = Boolean($("takebacks") && $("takebacks").checked);
+    const made = await api("POST", "/api/games", body);
     localStorage.setItem(`hexmoot-game-${made.id}`, JSON.stringify({ join_token: made.join_token, invite_url: made.invite_url }));
     location.href = made.url;
   } catch (err) {
@@ -118,7 +124,7 @@ function renderOpen(games) {
       const li = document.createElement("li");
       li.dataset.game = g.id;
       const host = g.players.find((p) => p.name);
-      const opts = Object.entries(g.options || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+      const opts = [...Object.entries(g.options || {}).map(([k, v]) => `${k} ${v}`), g.time || "Unlimited", ...(g.rated ? ["rated"] : [])].join(", ");
       const yours = mine(g);
       const name = yours ? `<a href="/games/${escapeHtml(g.id)}">${escapeHtml(g.title)}</a>` : escapeHtml(g.title);
       li.innerHTML = `<span><b>${name}</b> <span class="muted">${escapeHtml(opts)}</span><br>

@@ -2,6 +2,7 @@
 // challenge form, and this browser's alert switches. Every text from the server goes in with
 // textContent.
 
+import { timeControl, wireTimeControl } from "./timecontrol.js";
 import { alertOn, setAlert } from "./alerts.js";
 
 const $ = (id) => document.getElementById(id);
@@ -22,6 +23,12 @@ async function post(path, body = {}) {
   return { ok: response.ok, data };
 }
 
+/** A challenge's terms after its game's title: " (3+2, rated)", or nothing. */
+function terms(c) {
+  const parts = [...(c.time && c.time !== "Unlimited" ? [c.time] : []), ...(c.rated ? ["rated"] : [])];
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
 function gameItem(g, now, extra) {
   const li = document.createElement("li");
   li.dataset.id = g.id;
@@ -33,9 +40,18 @@ function gameItem(g, now, extra) {
   const time = document.createElement("time");
   time.dateTime = new Date(g.last_activity).toISOString();
   time.textContent = ago(g.last_activity, now);
-  info.append(`${g.moves} moves${g.rated ? ", rated" : ""} · `, time);
+  const time_ = g.time && g.time !== "Unlimited" ? `, ${g.time}` : "";
+  info.append(`${g.moves} moves${g.rated ? ", rated" : ""}${time_} · `, time);
   const left = document.createElement("span");
   left.append(a, document.createElement("br"), info);
+  if (g.rematch_of || g.rematch_id) {
+    // A rematch links to the game it follows; a game with a rematch, to its rematch.
+    const link = document.createElement("a");
+    link.href = `/games/${g.rematch_id || g.rematch_of}`;
+    link.className = "rematch";
+    link.textContent = g.rematch_id ? "its rematch" : "rematch of the previous game";
+    left.append(" · ", link);
+  }
   li.append(left);
   if (extra) li.append(extra);
   return li;
@@ -74,8 +90,8 @@ function render(msg) {
     li.dataset.id = c.id;
     const text = document.createElement("span");
     text.textContent = c.incoming
-      ? `${c.from.display_name} challenges you to ${c.title}${c.rated ? " (rated)" : ""}`
-      : `You challenged ${c.to.display_name} to ${c.title}${c.rated ? " (rated)" : ""}`;
+      ? `${c.from.display_name} challenges you to ${c.title}${terms(c)}`
+      : `You challenged ${c.to.display_name} to ${c.title}${terms(c)}`;
     const buttons = document.createElement("span");
     buttons.className = "row";
     const act = (label, action, cls) => {
@@ -146,6 +162,7 @@ if (form) {
     }
   };
   $("challenge-game").addEventListener("change", options);
+  wireTimeControl("challenge-time");
   options();
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
@@ -158,6 +175,7 @@ if (form) {
       options: opts,
       seat: seat === "random" ? "random" : Number(seat),
       rated: $("challenge-rated").checked,
+      time_control: timeControl("challenge-time"),
     });
     $("challenge-error").textContent = answer.ok ? "" : answer.data.error.message;
     if (answer.ok) $("challenge-to").value = "";

@@ -17,6 +17,12 @@ export class History {
     if (view) this.views.set(ply, view);
   }
 
+  /** Forget the views after `ply` (a takeback: those plies are gone, others may follow). */
+  forgetFrom(ply) {
+    for (const key of [...this.views.keys()]) if (key > ply) this.views.delete(key);
+    this.pending.clear();
+  }
+
   /** The view after `ply` plies of `moves`, asking the server for a window of views around it. */
   async at(ply, game, moves) {
     // Mostly plies before it (reviewing goes back from the end), a few after.

@@ -29,6 +29,8 @@ export class ReconnectingSocket {
     this.pending = new Map(); // msg_id -> message awaiting its ack
     this.timer = null;
     this.ping = null;
+    this.pingedAt = 0;
+    this.lag = 0; // ms: see the pong below
     this.stopped = false;
     this.heard = Date.now();
     this.offline = !navigator.onLine; // shown as "offline" until a message is heard online
@@ -74,6 +76,7 @@ export class ReconnectingSocket {
         if (waiting && this.heard < pinged && now - pinged >= HEARTBEAT.answerMs) this.lost();
         else if (now - pinged >= HEARTBEAT.pingMs) {
           pinged = now;
+          this.pingedAt = now;
           waiting = this.send({ type: "ping" });
         }
       }, HEARTBEAT.checkMs);
@@ -92,6 +95,8 @@ export class ReconnectingSocket {
         return;
       }
       if (msg.msg_id && (msg.type === "ack" || msg.type === "error")) this.pending.delete(msg.msg_id);
+      // Half the last ping's round trip: the lag a move reports, credited from a bounded quota.
+      if (msg.type === "pong" && this.pingedAt) this.lag = Math.min(5000, Math.round((Date.now() - this.pingedAt) / 2));
       this.opts.onMessage(msg);
     };
     ws.onclose = (e) => {

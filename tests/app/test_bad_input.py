@@ -308,6 +308,17 @@ async def test_bad_socket_messages_are_answered_and_the_socket_stays_usable(
             ('{"type": "move", "move": "a", "version": 3, "msg_id": "\\udfff"}', "bad_message"),
             ('{"type": "steps", "prefix": ["\\ud800"], "msg_id": "s"}', "bad_message"),
             ('{"type": "resign", "version": 99, "msg_id": "\\u0000"}', "bad_message"),
+            # The table's messages (issue 17): malformed, then well formed but refused.
+            ('{"type": "offer", "kind": "surrender"}', "bad_message"),
+            ('{"type": "offer", "kind": "draw", "extra": 1}', "bad_message"),
+            ('{"type": "answer", "kind": "draw", "accept": "yes"}', "bad_message"),
+            ('{"type": "answer", "kind": "draw", "accept": true}', "no_offer"),
+            ('{"type": "chat", "text": 5}', "bad_message"),
+            ('{"type": "chat", "text": "  "}', "bad_chat"),
+            ('{"type": "chat", "text": "\\u0007"}', "bad_chat"),
+            ('{"type": "offer", "kind": "rematch"}', "game_not_over"),
+            ('{"type": "offer", "kind": "takeback"}', "nothing_to_take_back"),
+            ('{"type": "claim"}', "cannot_claim"),
             ("[" * 2000 + "]" * 2000, "bad_json"),  # RecursionError in json.loads
             ('{"type": "ping", "x": ' + "[" * 40 + "]" * 40 + "}", "bad_json"),  # parsed, too deep
             (

@@ -47,6 +47,9 @@ def test_ending_values_fill_the_result_column_only_for_finished_games() -> None:
         "finished_at": 1234,
         "last_activity_at": 1234,
         "to_move": None,
+        "deadline_at": None,
+        "offer": None,
+        "away": None,
         "result": "draw",
     }
     cancelled = ending_values(abandonment(False, 1, COLOURS)[1], "cancelled", 99)

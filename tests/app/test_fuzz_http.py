@@ -305,6 +305,9 @@ BODY_ROUTES = [
     ("POST", "/api/games/{game_id}/join"),
     ("POST", "/api/games/{game_id}/moves"),
     ("POST", "/api/games/{game_id}/resign"),
+    ("POST", "/api/games/{game_id}/offer"),
+    ("POST", "/api/games/{game_id}/answer"),
+    ("POST", "/api/games/{game_id}/chat"),
     ("POST", "/api/archive/import"),
     ("POST", "/api/replay"),
 ]
@@ -318,6 +321,7 @@ QUERY_ROUTES = [
     ("/api/archive", ("game", "player", "result", "from", "to", "limit", "cursor")),
     ("/api/games/{game_id}", ("token",)),
     ("/api/games/{game_id}/steps", ("prefix", "token")),
+    ("/api/games/{game_id}/chat", ("token",)),
     ("/games/{game_id}/record.json", ("token",)),
 ]
 

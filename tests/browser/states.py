@@ -66,14 +66,15 @@ class World:
 TIMEOUT = httpx.Timeout(30.0)
 
 
-def _created(server: LiveServer, slug: str) -> tuple[httpx.Client, dict[str, Any]]:
+def _created(
+    server: LiveServer, slug: str, time_control: dict[str, Any] | None = None
+) -> tuple[httpx.Client, dict[str, Any]]:
     """A public game of ``slug`` created by guest "Api1" in seat 1: its client and the answer."""
     client = httpx.Client(base_url=server.url, timeout=TIMEOUT)
     client.put("/api/me", json={"name": "Api1"}).raise_for_status()
-    made = client.post(
-        "/api/games",
-        json={"game": slug, "options": OPTIONS.get(slug, {}), "seat": 1, "public": True},
-    ).raise_for_status()
+    body = {"game": slug, "options": OPTIONS.get(slug, {}), "seat": 1, "public": True}
+    made = client.post("/api/games", json={**body, "time_control": time_control})
+    made.raise_for_status()
     return client, made.json()
 
 
@@ -86,10 +87,10 @@ def open_game(server: LiveServer, slug: str) -> Waiting:
     return Waiting(body["id"], cookies, saved)
 
 
-def new_game(server: LiveServer, slug: str) -> ApiGame:
+def new_game(server: LiveServer, slug: str, time_control: dict[str, Any] | None = None) -> ApiGame:
     """A game of ``slug`` between guests Api1 (seat 1) and Api2 (seat 2), as ``ApiGame.create``
     makes it, with patient clients."""
-    first, body = _created(server, slug)
+    first, body = _created(server, slug, time_control)
     second = httpx.Client(base_url=server.url, timeout=TIMEOUT)
     second.put("/api/me", json={"name": "Api2"}).raise_for_status()
     second.post(
@@ -109,8 +110,10 @@ def multi_click_start(g: ApiGame) -> str | None:
 
 def in_play(server: LiveServer, slug: str, rng: random.Random) -> tuple[ApiGame, str | None]:
     """A game past its opening (4 plies or more), if possible one whose seat to move has a move of
-    several clicks (with that move's first click)."""
-    g = new_game(server, slug)
+    several clicks (with that move's first click). Its clocks run (3 days per move: a deadline
+    to show, none to reach), and its players said a word in their chat."""
+    g = new_game(server, slug, {"kind": "correspondence", "days": 3})
+    g.clients[1].post(f"/api/games/{g.id}/chat", json={"text": "Good luck!"}).raise_for_status()
     g.play_random(rng, 4)
     for _ in range(40):
         start = multi_click_start(g)

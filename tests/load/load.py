@@ -71,9 +71,15 @@ async def _visitor_cookie(client: httpx.AsyncClient, name: str) -> str:
 
 
 async def setup_games(
-    server: LiveServer, count: int, slug: str, options: dict[str, Any], seed: int
+    server: LiveServer,
+    count: int,
+    slug: str,
+    options: dict[str, Any],
+    seed: int,
+    time_control: dict[str, Any] | None = None,
 ) -> tuple[list[Game], dict[str, tuple[str, str]]]:
-    """Create ``count`` started games; returns them and each game's two player cookies."""
+    """Create ``count`` started games (with ``time_control``, unlimited by default); returns them
+    and each game's two player cookies."""
     games_out: list[Game] = []
     cookies: dict[str, tuple[str, str]] = {}
     limit = asyncio.Semaphore(32)
@@ -83,7 +89,7 @@ async def setup_games(
             first = await _visitor_cookie(client, f"Load{i}a")
             created = await client.post(
                 "/api/games",
-                json={"game": slug, "options": options, "seat": 1},
+                json={"game": slug, "options": options, "seat": 1, "time_control": time_control},
                 headers={"Cookie": first},
             )
             created.raise_for_status()
@@ -247,11 +253,13 @@ async def load_step(
     slug: str,
     options: dict[str, Any],
     seed: int,
+    time_control: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """One measured step: set up, connect, drive, measure; the figures."""
+    """One measured step: set up, connect, drive, measure; the figures. With ``time_control``
+    every game's clocks run (and each move is charged) once both players have moved."""
     games_count = min(games_count, MAX_GAMES)
     seconds = min(seconds, MAX_SECONDS)
-    all_games, cookies = await setup_games(server, games_count, slug, options, seed)
+    all_games, cookies = await setup_games(server, games_count, slug, options, seed, time_control)
     run = Run(server, spectators)
     limit = asyncio.Semaphore(50)
     keepalive = asyncio.create_task(run.keepalive())

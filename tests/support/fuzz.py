@@ -154,5 +154,19 @@ def check_error(status: int, body: Any, where: str) -> dict[str, Any]:
 
 def game_state(snapshot: dict[str, Any]) -> dict[str, Any]:
     """What a refused request must not change in a snapshot: all of it but who asks and who
-    watches."""
-    return {k: v for k, v in snapshot.items() if k not in ("you", "spectators")}
+    watches, and the instant its clocks were read at (:func:`clock_state`)."""
+    state = {k: v for k, v in snapshot.items() if k not in ("you", "spectators")}
+    game = state.get("game")
+    if isinstance(game, dict) and game.get("clock") is not None:
+        state["game"] = {**game, "clock": clock_state(game["clock"], game.get("to_move"))}
+    return state
+
+
+def clock_state(clock: dict[str, Any], to_move: int | None) -> dict[str, Any]:
+    """A timed game's clocks apart from when they were read: the running seat's time is kept as the
+    instant it runs out (its time left plus ``now``, which a later reading leaves as it was) while
+    it lasts; a seat whose time is up keeps 0."""
+    remaining = list(clock["remaining"])
+    if clock["running"] and to_move is not None and remaining[to_move - 1] > 0:
+        remaining[to_move - 1] += clock["now"]
+    return {**{k: v for k, v in clock.items() if k != "now"}, "remaining": remaining}

@@ -139,11 +139,29 @@ prefixes = st.one_of(
 )
 message_types = mostly(
     # Resignations are rarer: each ends the game, and a new one is started.
-    st.sampled_from(["move"] * 6 + ["steps", "steps", "ping", "resign"]),
+    st.sampled_from(
+        ["move"] * 6
+        + ["steps", "steps", "ping", "resign", "offer", "answer", "chat", "abort", "claim"]
+    ),
     st.sampled_from(["MOVE", "Move", "pong", "ack", "event", "error", "snapshot", ""])
     | json_values,
 )
-field_names = st.sampled_from(["move", "version", "msg_id", "prefix", "type", "data"]) | texts
+field_names = (
+    st.sampled_from(
+        ["move", "version", "msg_id", "prefix", "type", "data", "kind", "accept", "text"]
+    )
+    | texts
+)
+#: Offers' kinds: the three, and junk.
+offer_kinds = mostly(st.sampled_from(["draw", "takeback", "rematch"]), texts | json_values)
+accepts = mostly(st.booleans(), json_values)
+#: Chat lines: plain, empty, too long, control characters, markup, junk.
+chat_texts = mostly(
+    st.text(min_size=1, max_size=40),
+    st.sampled_from(["", "   ", "x" * 301, "a\x07b", "<script>alert(1)</script>", "\u202e"])
+    | st.text(min_size=290, max_size=2100)
+    | json_values,
+)
 
 
 @st.composite
@@ -151,7 +169,15 @@ def messages(draw: st.DrawFn) -> dict[Any, Any]:
     """A client message of a known type with its fields fuzzed, or an object of junk."""
     kind = draw(message_types)
     message: dict[Any, Any] = {} if draw(st.integers(0, 9)) == 9 else {"type": kind}
-    fields = {"move": move_texts, "version": versions, "msg_id": msg_ids, "prefix": prefixes}
+    fields = {
+        "move": move_texts,
+        "version": versions,
+        "msg_id": msg_ids,
+        "prefix": prefixes,
+        "kind": offer_kinds,
+        "accept": accepts,
+        "text": chat_texts,
+    }
     for name, strategy in fields.items():
         # Mostly the fields the type takes, sometimes others, sometimes none.
         wanted = {
@@ -159,6 +185,11 @@ def messages(draw: st.DrawFn) -> dict[Any, Any]:
             "resign": ("version", "msg_id"),
             "steps": ("prefix", "msg_id"),
             "ping": ("msg_id",),
+            "offer": ("kind", "msg_id"),
+            "answer": ("kind", "accept", "msg_id"),
+            "chat": ("text", "msg_id"),
+            "abort": ("msg_id",),
+            "claim": ("msg_id",),
         }.get(kind if isinstance(kind, str) else "", ())
         if (draw(st.integers(0, 19)) < 19) == (name in wanted):
             message[name] = draw(strategy)
