@@ -220,6 +220,25 @@ async def test_two_apps_on_one_database_flag_each_game_once(
             await table.close()
 
 
+async def test_the_lease_passes_on_when_its_holder_stops(database_url: str) -> None:
+    """The process holding the deadlines lease goes away: once the lease expires, the other one
+    takes it and flags the game that came due meanwhile."""
+    clock = fresh_clock()
+    stacks = [contextlib.AsyncExitStack(), contextlib.AsyncExitStack()]
+    apps = [await stack.enter_async_context(running(database_url, clock)) for stack in stacks]
+    holds = [await app.state.service.deadlines.holds_lease() for app in apps]
+    assert sorted(holds) == [False, True]
+    holder, survivor = (0, 1) if holds[0] else (1, 0)
+    table = await Table.start(apps[survivor], BLITZ_1_0)
+    await table.play(2)
+    await stacks[holder].aclose()  # the holder stops without a word
+    message = await result_after(apps[survivor], table.id, clock, 61)
+    assert message["data"]["reason"] == "timeout"
+    assert await apps[survivor].state.service.deadlines.holds_lease()
+    await table.close()
+    await stacks[survivor].aclose()
+
+
 async def test_the_disconnect_grace_and_the_claim(database_url: str) -> None:
     clock = fresh_clock()
     async with running(database_url, clock, away_grace=30) as app:
