@@ -22,7 +22,9 @@ from .base import Outcome, Rules
 from .errors import RecordError
 
 FORMAT = "hexmoot-record/1"
-SERVER_REASONS = frozenset({"resignation", "timeout", "abandoned"})
+#: The reasons a server ends a game the rules left open: a resignation, a flag, abandonment, a
+#: disconnection claimed, and an agreed draw (with no winner).
+SERVER_REASONS = frozenset({"resignation", "timeout", "abandoned", "disconnect", "agreement"})
 
 
 def make_record(
@@ -118,6 +120,8 @@ def check_result(outcome: Outcome | None, result: object) -> None:
         raise RecordError(f"the game is not over after its last move, yet the result is {result!r}")
     if winner is not None and not (type(winner) is int and winner in (1, 2)):
         raise RecordError(f"the result's winner must be 1, 2 or null, not {winner!r}")
+    if reason == "agreement" and winner is not None:
+        raise RecordError("a game ended by agreement is a draw: its winner must be null")
     if result.get("scores") is not None:
         raise RecordError("a game the rules left open has no scores: they must be null")
 

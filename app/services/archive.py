@@ -7,7 +7,8 @@ import secrets
 from typing import Any
 
 from app.accounts.usernames import username_key
-from app.domain.results import result_key
+from app.domain.results import DRAWABLE, result_key
+from app.domain.timecontrol import Clocks, TimeControl, TimeControlError
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
 from app.repository import accounts, reads
@@ -96,6 +97,7 @@ class ArchiveService:
         _check_record(record)
         assert isinstance(record, dict)
         names = _names(record.get("players", []))
+        control, clocks = _record_time(record)
         try:
             rules = self.core.rules.record_rules(record)
             replayed = await self.core.rules.read_record(
@@ -105,6 +107,14 @@ class ArchiveService:
             raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
         result: Json | None = replayed.outcome
         given = record.get("result")
+        agreed = isinstance(given, dict) and given.get("reason") == "agreement"
+        if result is None and agreed and rules.slug not in DRAWABLE:
+            raise AppError(
+                ErrorCode.INVALID_RECORD,
+                f"{title(rules.slug)} cannot end in a draw: no game of it ends by agreement",
+                ply=None,
+                field="result.reason",
+            )
         if result is None and isinstance(given, dict):  # a server reason, checked by the replay
             winner = given.get("winner")
             result = {
@@ -119,9 +129,17 @@ class ArchiveService:
                 "the moves leave the game open and the record gives no result",
                 ply=None,
             )
+        plies = len(replayed.moves)
+        for ply, (clock, seat) in enumerate(zip(clocks, replayed.seats, strict=False), 1):
+            if clock is not None and clock["seat"] != seat:
+                raise AppError(
+                    ErrorCode.INVALID_RECORD,
+                    f"ply {ply}: the clock is seat {clock['seat']}'s, the move seat {seat}'s",
+                    ply=ply,
+                    field="clocks",
+                )
         now = self.core.clock.now()
         game_id = secrets.token_urlsafe(9)
-        plies = len(replayed.moves)
         game = {
             "id": game_id,
             "slug": rules.slug,
@@ -142,6 +160,8 @@ class ArchiveService:
             "result_json": dict(result),
             "imported": True,
             "imported_by": visitor.name,
+            "time_control": control.to_json() if control.timed else None,
+            "clocks": _final_clocks(control, clocks),
             "created_at": now,
             "last_activity_at": now,
             "finished_at": now,
@@ -160,6 +180,7 @@ class ArchiveService:
 
         moves: list[Json] = []
         events = [event(1, "import", {})]
+        lefts = [None if c is None else c["left"] for c in clocks] + [None] * (plies - len(clocks))
         for ply, (text, seat) in enumerate(zip(replayed.moves, replayed.seats, strict=True), 1):
             moves.append(
                 {
@@ -169,6 +190,7 @@ class ArchiveService:
                     "seat": seat,
                     "player_id": None,
                     "created_at": now,
+                    "clock_ms": lefts[ply - 1],
                 }
             )
             events.append(event(ply + 1, "move", {"ply": ply, "move": text, "seat": seat}))
@@ -201,7 +223,12 @@ def _names(players: Any) -> dict[int, str]:
 
 
 #: The fields of a record (``hexmoot-record/1``) and of its result; any other is refused.
-RECORD_FIELDS = frozenset({"format", "game", "options", "players", "moves", "result"})
+RECORD_FIELDS = frozenset(
+    {"format", "game", "options", "players", "moves", "result", "time_control", "clocks"}
+)
+CLOCK_FIELDS = frozenset({"seat", "left"})
+#: The most time a ply's clock may show (ms): far above any time control's reach.
+MAX_CLOCK_MS = 10**12
 RESULT_FIELDS = frozenset({"winner", "colour", "reason", "scores"})
 PLAYER_FIELDS = frozenset({"seat", "name"})
 #: The longest text a record may hold in a field other than a name or a move (a reason, a colour,
@@ -243,6 +270,55 @@ def _check_record(record: object) -> None:
                 field="moves",
             )
     _check_result(record.get("result"))
+
+
+def _record_time(record: dict[str, Any]) -> tuple[TimeControl, list[dict[str, int] | None]]:
+    """A record's time control (absent or null: unlimited) and each ply's clock, as exported
+    (``{"seat", "left"}`` or null per ply, at most one a move; only with a timed control)."""
+    try:
+        control = TimeControl.parse(record.get("time_control"))
+    except TimeControlError as exc:
+        raise _refuse(str(exc), exc.field) from exc
+    clocks = record.get("clocks")
+    if clocks is None:
+        return control, []
+    if not control.timed:
+        raise _refuse("an untimed record has no clocks", "clocks")
+    if not isinstance(clocks, list) or len(clocks) > len(record["moves"]):
+        raise _refuse("the clocks must be a list of at most one a move", "clocks")
+    for ply, clock in enumerate(clocks, 1):
+        if clock is None:
+            continue
+        if (
+            not isinstance(clock, dict)
+            or set(clock) != CLOCK_FIELDS
+            or type(clock["seat"]) is not int
+            or clock["seat"] not in (1, 2)
+            or type(clock["left"]) is not int
+            or not 0 <= clock["left"] <= MAX_CLOCK_MS
+        ):
+            raise AppError(
+                ErrorCode.INVALID_RECORD,
+                f"ply {ply}: a clock is {{seat: 1|2, left: ms}} or null, not {excerpt(clock)}",
+                ply=ply,
+                field="clocks",
+            )
+    return control, clocks
+
+
+def _final_clocks(control: TimeControl, clocks: list[dict[str, int] | None]) -> Json | None:
+    """An imported timed game's clocks as they stopped: each seat's time after its last clocked
+    ply (its starting time if none)."""
+    if not control.timed:
+        return None
+    start = Clocks.start(control)
+    left = list(start.remaining)
+    moved = [False, False]
+    for clock in clocks:
+        if clock is not None:
+            left[clock["seat"] - 1] = clock["left"]
+            moved[clock["seat"] - 1] = True
+    return Clocks((left[0], left[1]), start.quota, (moved[0], moved[1]), False, None).to_json()
 
 
 def _check_result(result: object) -> None:

@@ -46,7 +46,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.domain.results import abort, agreed_draw, disconnection
+from app.domain.results import DRAWABLE, abort, agreed_draw, disconnection
 from app.domain.timecontrol import Clocks, TimeControl, undo
 from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import CHAT_MAX, Game
@@ -66,8 +66,6 @@ from app.services.core import (
 )
 from app.services.lifecycle import LifecycleService
 
-#: The games whose rules can end in a draw (``shared/rules/README.md``, "Results").
-DRAWABLE = frozenset({"harmijan", "exxit"})
 KINDS = ("draw", "takeback", "rematch")
 CHAT_LOG = 100  # the lines of a room a snapshot carries
 

@@ -32,6 +32,7 @@ from tests.support.gameplay import quick_game, table_counts
 BEFORE_IMPORTED_BY = "2424c61f9505"  # the revision before games.imported_by
 
 RESIGNED = {"winner": 2, "reason": "resignation", "scores": None}
+BLITZ = {"kind": "realtime", "base": 180, "increment": 2}
 
 
 def record_of(seed: int, plies: int | None = None, **fields: Any) -> dict[str, Any]:
@@ -82,6 +83,26 @@ async def test_an_imported_game_says_who_imported_it(clients: Any) -> None:
     assert page.status_code == 200
 
 
+async def test_a_timed_games_record_imports_with_its_clocks(clients: Any) -> None:
+    """A record exported from a timed game here (its time control, each ply's clock) imports as it
+    is, and the imported game's record gives both back."""
+    ann = await clients("Ann")
+    clocks = [None, {"seat": 2, "left": 179_000}, {"seat": 1, "left": 150_250}]
+    for control, given in ((BLITZ, clocks), ({"kind": "correspondence", "days": 3}, None)):
+        record = record_of(4, 3, result=RESIGNED, time_control=control, clocks=given)
+        answer = await ann.post("/api/archive/import", json=record)
+        assert answer.status_code == 201, answer.text
+        game_id = answer.json()["id"]
+        back = (await ann.get(f"/games/{game_id}/record.json")).json()
+        assert back["time_control"] == control
+        assert back["clocks"] == (given or [None, None, None])
+        clock = (await ann.get(f"/api/games/{game_id}")).json()["game"]["clock"]
+        shown = {k: v for k, v in clock["control"].items() if v is not None}
+        assert shown == control and not clock["running"]
+        if given:  # each seat's time after its last clocked ply
+            assert clock["remaining"] == [150_250, 179_000]
+
+
 async def test_a_game_played_here_has_no_importer(clients: Any) -> None:
     ann = await clients("Ann")
     slug, options = quick_game()
@@ -112,6 +133,16 @@ async def test_a_game_played_here_has_no_importer(clients: Any) -> None:
         ({"players": [{"seat": 1, "name": "Ann"}, {"seat": 1, "name": "Bo"}]}, "players"),
         ({"players": [{"seat": 1, "name": "A" * 25}]}, "players"),
         ({"moves": ["x" * 201]}, "moves"),
+        ({"time_control": {"kind": "blitz"}}, "time_control.kind"),
+        ({"time_control": "3+2"}, "time_control"),
+        ({"clocks": [None, None, None]}, "clocks"),  # clocks without a time control
+        ({"time_control": BLITZ, "clocks": [None] * 4}, "clocks"),  # more clocks than moves
+        ({"time_control": BLITZ, "clocks": [{"seat": 1, "left": -1}, None, None]}, "clocks"),
+        ({"time_control": BLITZ, "clocks": [{"seat": 3, "left": 1}, None, None]}, "clocks"),
+        ({"time_control": BLITZ, "clocks": [{"seat": 1, "left": 1.5}, None, None]}, "clocks"),
+        ({"time_control": BLITZ, "clocks": [{"seat": 1, "left": 1, "x": 0}, None, None]}, "clocks"),
+        ({"time_control": BLITZ, "clocks": {"1": 5}}, "clocks"),
+        ({"time_control": BLITZ, "clocks": [{"seat": 2, "left": 1}, None, None]}, "clocks"),
     ],
 )
 async def test_a_field_unknown_or_of_the_wrong_type_is_refused(
@@ -122,6 +153,32 @@ async def test_a_field_unknown_or_of_the_wrong_type_is_refused(
     answer = await ann.post("/api/archive/import", json=record_of(3, 3, **fields))
     error = refused(answer, 422, "invalid_record")
     assert error["field"] == field
+    assert await table_counts(app) == before
+
+
+async def test_records_of_games_ended_here_by_agreement_or_a_claim_import(
+    clients: Any, app: FastAPI
+) -> None:
+    """Every way this site ends a game imports back: an agreed draw (in a game that can be drawn)
+    and a win claimed over a player who left, besides resignation, timeout and abandonment."""
+    ann = await clients("Ann")
+    for result in (
+        {"winner": None, "reason": "agreement", "scores": None},
+        {"winner": 2, "reason": "disconnect", "scores": None},
+    ):
+        answer = await ann.post("/api/archive/import", json=record_of(5, 3, result=result))
+        assert answer.status_code == 201, answer.text
+        stored = (await ann.get(f"/api/games/{answer.json()['id']}")).json()["game"]["result"]
+        assert (stored["winner"], stored["reason"]) == (result["winner"], result["reason"])
+    before = await table_counts(app)
+    won = {"winner": 1, "reason": "agreement", "scores": None}
+    answer = await ann.post("/api/archive/import", json=record_of(5, 3, result=won))
+    assert "draw" in refused(answer, 422, "invalid_record")["message"]
+    rules = games.get("sgolte")
+    _states, moves = random_game(rules, random.Random(5))
+    drawn = make_record(rules, moves[:3], result={"winner": None, "reason": "agreement"})
+    error = refused(await ann.post("/api/archive/import", json=drawn), 422, "invalid_record")
+    assert error["field"] == "result.reason"
     assert await table_counts(app) == before
 
 
