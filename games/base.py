@@ -167,12 +167,21 @@ class GameInfo:
     summary: str
     options: tuple[Option, ...]
     notation: tuple[str, ...]
+    draws: bool
     rules: type[Rules[Any, Any]] = field(repr=False, compare=False)
 
     @classmethod
     def of(cls, rules: type[Rules[Any, Any]]) -> GameInfo:
         """The metadata a ``Rules`` class declares."""
-        return cls(rules.slug, rules.title, rules.summary, rules.OPTIONS, rules.notation, rules)
+        return cls(
+            rules.slug,
+            rules.title,
+            rules.summary,
+            rules.OPTIONS,
+            rules.notation,
+            rules.draws,
+            rules,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The game as the catalogue shows it."""
@@ -182,6 +191,7 @@ class GameInfo:
             "summary": self.summary,
             "options": [o.to_json() for o in self.options],
             "notation": list(self.notation),
+            "draws": self.draws,
         }
 
 
@@ -199,6 +209,9 @@ class Rules(ABC, Generic[S, M]):
     #: before a rename keep replaying. Honoured here only, in ``__init__``; ``options`` always
     #: gives the current names, so whatever is written again is written with them.
     RENAMED_OPTIONS: ClassVar[Mapping[str, str]] = {}
+    #: Whether a game can end drawn (``shared/rules/README.md``, "Results"): a site offers draws,
+    #: and takes records ending in an agreed draw, only in such a game.
+    draws: ClassVar[bool] = False
     #: True when some positions take far longer than a click may wait to list moves, answer
     #: ``steps`` or check a move (seconds, not milliseconds): a server should run those calls
     #: away from the loop that serves its other games.

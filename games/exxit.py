@@ -209,6 +209,7 @@ class Rules(BaseRules[State, Move]):
 
     slug: ClassVar[str] = "exxit"
     title: ClassVar[str] = "Exxit"
+    draws: ClassVar[bool] = True  # equal scores (decision 4)
     summary: ClassVar[str] = (
         "Sow stacks of pawns across a field of tiles that grows; own the largest island."
     )

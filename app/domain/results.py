@@ -14,10 +14,6 @@ Result = dict[str, Any]
 Colours = Mapping[str, str | None]  # seat ("1", "2") -> colour, as the rules' view gives them
 Ending = Literal["finished", "cancelled"]
 
-#: The games whose rules can end in a draw (``shared/rules/README.md``, "Results"): only these
-#: take draw offers, and only their records may end by agreement.
-DRAWABLE = frozenset({"harmijan", "exxit"})
-
 
 def result_key(result: Mapping[str, Any]) -> str:
     """The archive's result column: the winning seat, or "draw"."""

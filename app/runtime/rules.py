@@ -62,6 +62,7 @@ __all__ = [
     "Steps",
     "View",
     "ViewsPage",
+    "can_draw",
     "catalogue",
     "figure",
     "game_info",
@@ -82,6 +83,11 @@ RULES_CACHE_SIZE = 64
 def catalogue() -> list[Json]:
     """Every game's metadata as the site shows it, in the site's order."""
     return [info.to_json() for info in games.infos()]
+
+
+def can_draw(slug: str) -> bool:
+    """Whether game ``slug`` can end drawn (False for a game no longer installed)."""
+    return slug in games.REGISTRY and games.rules_class(slug).draws
 
 
 def game_info(slug: str) -> Json | None:

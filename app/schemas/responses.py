@@ -86,6 +86,7 @@ class CatalogueGame(Out):
     summary: str
     options: list[OptionOut]
     notation: list[str] = Field(description="example move texts, one of each kind")
+    draws: bool = Field(description="whether the game can end drawn (and so takes draw offers)")
 
 
 class CatalogueOut(Out):

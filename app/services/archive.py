@@ -7,13 +7,13 @@ import secrets
 from typing import Any
 
 from app.accounts.usernames import username_key
-from app.domain.results import DRAWABLE, result_key
+from app.domain.results import result_key
 from app.domain.timecontrol import Clocks, TimeControl, TimeControlError
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
 from app.repository import accounts, reads
 from app.repository.writes import NewGame
-from app.runtime.rules import RecordError, title
+from app.runtime.rules import RecordError, can_draw, title
 from app.services.core import Core, Json, Visitor, players_json
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
@@ -108,7 +108,7 @@ class ArchiveService:
         result: Json | None = replayed.outcome
         given = record.get("result")
         agreed = isinstance(given, dict) and given.get("reason") == "agreement"
-        if result is None and agreed and rules.slug not in DRAWABLE:
+        if result is None and agreed and not can_draw(rules.slug):
             raise AppError(
                 ErrorCode.INVALID_RECORD,
                 f"{title(rules.slug)} cannot end in a draw: no game of it ends by agreement",

@@ -46,7 +46,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.domain.results import DRAWABLE, abort, agreed_draw, disconnection
+from app.domain.results import abort, agreed_draw, disconnection
 from app.domain.timecontrol import Clocks, TimeControl, undo
 from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import CHAT_MAX, Game
@@ -54,6 +54,7 @@ from app.repository import accounts, reads
 from app.repository.writer import Stale
 from app.repository.writes import NewChatLine, SetTable
 from app.runtime.hub import chat_channel, game_channel, seat_channel
+from app.runtime.rules import can_draw
 from app.services.core import (
     Core,
     Json,
@@ -104,7 +105,7 @@ class TableService:
                 )
             offer: Json = {"kind": kind, "seat": seat}
             if kind == "draw":
-                if game.slug not in DRAWABLE:
+                if not can_draw(game.slug):
                     title = game.slug.capitalize()
                     raise AppError(
                         ErrorCode.NO_DRAWS,

@@ -39,6 +39,7 @@ class Rules(BaseRules[State, Move]):
 
     slug: ClassVar[str] = "harmijan"
     title: ClassVar[str] = "Harmijan"
+    draws: ClassVar[bool] = True  # identical class lists (decision 14)
     summary: ClassVar[str] = (
         "Move a stone, then place one in line with it; grow creatures of matching shapes."
     )

@@ -652,6 +652,7 @@ $("sound").addEventListener("change", (e) => {
 fetch("/api/catalogue").then((r) => r.json()).then((cat) => {
   S.catalogue = cat.games || [];
   renderHeader();
+  table.render(); // the draw offer waits for the catalogue's word on draws
 }, () => {});
 $("copy-invite").addEventListener("click", async () => {
   const input = $("invite-url");

@@ -6,7 +6,6 @@ import { messageId } from "./socket.js";
 
 const $ = (id) => document.getElementById(id);
 const WORDS = { draw: "a draw", takeback: "to take back a move", rematch: "a rematch" };
-const DRAWABLE = new Set(["harmijan", "exxit"]);
 const muteKey = () => `hexmoot-mute-${$("game").dataset.id}`;
 
 /** "4:05", "1:02:03", or "7.3" under ten seconds (tenths). */
@@ -134,7 +133,8 @@ export class Table {
     const seat = this.you;
     const active = g.status === "active" && seat;
     const o = t.offer;
-    $("offer-draw").hidden = !(active && DRAWABLE.has(g.game) && !o && g.to_move === seat);
+    const entry = (this.ctx.state.catalogue || []).find((x) => x.slug === g.game);
+    $("offer-draw").hidden = !(active && entry && entry.draws && !o && g.to_move === seat);
     $("offer-takeback").hidden = !(active && t.takebacks && !o && this.ctx.state.moves.length > 0);
     $("abort").hidden = !(active && t.abortable);
     $("offer-rematch").hidden = !(g.status === "finished" && seat && !t.rematch_id && !g.imported && !o);
