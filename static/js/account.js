@@ -3,18 +3,7 @@
 // Every request goes to the JSON API (docs/protocol.md, "Accounts"); an error is shown next to
 // its field (the error's `field`), or above the button.
 
-const $ = (id) => document.getElementById(id);
-
-async function call(method, path, body) {
-  const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  const response = await fetch(path, init);
-  const data = response.status === 204 ? {} : await response.json().catch(() => ({}));
-  return { ok: response.ok, status: response.status, data };
-}
+import { $, api as call } from "./page.js";
 
 /** Show an API error next to its field (or in `fallback`), and clear the others of `form`. */
 function showError(form, error, fallback, fields = {}) {

@@ -1,11 +1,9 @@
 // The archive: the server's filters and cursor paging; each game opens in replay mode.
 
-const $ = (id) => document.getElementById(id);
+import { $, escapeHtml, personHtml } from "./page.js";
+
 const form = $("filters");
 
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
-}
 
 function resultText(g) {
   const r = g.result;
@@ -55,7 +53,7 @@ async function load(cursor, page, how) {
           const when = new Date(g.finished_at).toISOString().slice(0, 16).replace("T", " ");
           // A seat taken by an account links to its profile (the name is the seat's own).
           let names = g.players
-            .map((p) => (p.account ? `<a href="/players/${encodeURIComponent(p.account)}">${escapeHtml(p.name || "?")}</a>` : escapeHtml(p.name || "?")))
+            .map((p) => personHtml(p.name, p.account))
             .join(" vs ");
           if (g.imported) {
             const by = g.imported_by ? `Imported by ${escapeHtml(g.imported_by)}` : "Imported";

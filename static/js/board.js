@@ -9,6 +9,7 @@
 // calls `onCancel`; offered cells are announced through `onAnnounce`.
 
 import { boardLabels, bounds, hexCorners, key, round, toPixel } from "./hexlayout.js";
+import { escapeHtml as esc } from "./page.js";
 import { colourClass, colourName, describeStack, stackSvg } from "./stacks.js";
 
 const SIZE = 10; // cell radius in SVG units
@@ -442,7 +443,3 @@ function mod3(n) {
 
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** Escape text for SVG/HTML markup. */
-export function esc(s) {
-  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
-}

@@ -9,8 +9,8 @@ import { History, moveTable, setupPlies } from "./replay.js";
 import { ReconnectingSocket, messageId } from "./socket.js";
 import { colourClass, colourName } from "./stacks.js";
 import { Table } from "./table.js";
+import { $, escapeHtml } from "./page.js";
 
-const $ = (id) => document.getElementById(id);
 const root = $("game");
 const gameId = root.dataset.id;
 const params = new URLSearchParams(location.search);
@@ -408,7 +408,7 @@ function renderEntry() {
   const cellNext = next.filter((t) => cellIds.has(t));
   const words = next.filter((t) => !cellIds.has(t));
   if (S.review === null && S.view) {
-    board.setSteps(st ? { prefix: S.prefix.filter((t) => cellIds.has(t)), next: cellNext, hints: st.hints || {} } : null);
+    board.setSteps(st ? { prefix: S.prefix.filter((t) => cellIds.has(t)), next: cellNext, hints: st.hints || {}, changes: st.changes || {} } : null);
   }
   $("choices").innerHTML = words
     .map((w) => {
@@ -567,9 +567,6 @@ function announce(text, fromBoard) {
   $("announce").textContent = fromBoard && S.lastEvent ? `${S.lastEvent} ${text}` : text;
 }
 
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
-}
 
 $("choices").addEventListener("click", (e) => {
   const b = e.target.closest("[data-token]");

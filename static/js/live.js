@@ -1,8 +1,8 @@
 // Live games as mini boards, updated by the /ws/live socket (livefeed.js), filterable by game.
 
 import { LiveList } from "./livefeed.js";
+import { $ } from "./page.js";
 
-const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 $("filter-game").value = params.get("game") || "";
 

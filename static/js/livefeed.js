@@ -5,12 +5,7 @@
 
 import { Board } from "./board.js";
 import { ReconnectingSocket } from "./socket.js";
-
-/** "just now", "3 min ago", "2 h ago" for a span of milliseconds. */
-export function ago(ms) {
-  const min = Math.floor(Math.max(0, ms) / 60000);
-  return min < 1 ? "just now" : min < 60 ? `${min} min ago` : `${Math.floor(min / 60)} h ago`;
-}
+import { ago } from "./page.js";
 
 /** A <time> element that the timer keeps saying "<verb> 3 min ago". */
 export function timeAgo(stamp, verb) {

@@ -3,14 +3,10 @@
 
 import { timeControl, wireTimeControl } from "./timecontrol.js";
 import { LiveList, timeAgo } from "./livefeed.js";
+import { $, api, escapeHtml } from "./page.js";
 
-const $ = (id) => document.getElementById(id);
 const catalogue = JSON.parse($("lobby").dataset.catalogue);
 const form = $("new-game");
-
-function escapeHtml(s) {
-  return String(s).replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
-}
 
 function selectedGame() {
   const checked = form.querySelector('input[name="game"]:checked');
@@ -31,23 +27,17 @@ function renderOptions() {
     .join("");
 }
 
-async function api(method, url, body) {
-  const res = await fetch(url, {
-    method, headers: { "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => ({}));
-  if (!res.ok) {
-    const err = new Error((data.error && data.error.message) || `${method} ${url}: ${res.status}`);
-    err.code = data.error && data.error.code;
-    throw err;
-  }
-  return data;
+/** The API's answer, or its error thrown (with the protocol's code). */
+async function call(method, url, body) {
+  const answer = await api(method, url, body);
+  if (!answer.ok) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+  return answer.data;
 }
 
 async function saveName() {
   const name = $("name").value.trim();
   if (name && name !== $("name").dataset.current) {
-    await api("PUT", "/api/me", { name });
+    await call("PUT", "/api/me", { name });
     $("name").dataset.current = name;
   }
 }
@@ -74,7 +64,7 @@ form.addEventListener("submit", async (e) => {
     const rated = Boolean($("rated") && $("rated").checked);
     const body = { game: game.slug, options, seat, public: $("visibility").value === "public", rated, time_control: timeControl("time") };
     if (rated) body.takebacks = Boolean($("takebacks") && $("takebacks").checked);
-    const made = await api("POST", "/api/games", body);
+    const made = await call("POST", "/api/games", body);
     localStorage.setItem(`hexmoot-game-${made.id}`, JSON.stringify({ join_token: made.join_token, invite_url: made.invite_url }));
     location.href = made.url;
   } catch (err) {
@@ -86,7 +76,7 @@ form.addEventListener("submit", async (e) => {
 async function join(id, token) {
   try {
     await saveName();
-    await api("POST", `/api/games/${id}/join`, { token });
+    await call("POST", `/api/games/${id}/join`, { token });
   } catch (err) {
     if (err.code !== "already_seated") {
       $("create-error").textContent = err.message;
@@ -100,7 +90,7 @@ async function cancel(id, button) {
   $("open-error").textContent = "";
   button.disabled = true;
   try {
-    await api("POST", `/api/games/${id}/cancel`, {});
+    await call("POST", `/api/games/${id}/cancel`, {});
     live.open.delete(id);
     live.openChanged();
   } catch (err) {
@@ -166,7 +156,7 @@ const radios = [...form.querySelectorAll('input[name="game"]:not(:disabled)')];
 const pick = radios.find((r) => r.value === wanted) || radios.find((r) => r.checked) || radios[0];
 if (pick) pick.checked = true;
 renderOptions();
-api("GET", "/api/me").then((me) => {
+call("GET", "/api/me").then((me) => {
   $("name").dataset.current = me.name;
   if (me.named) $("name").value = me.name;
   else $("name").placeholder = me.name;

@@ -4,24 +4,12 @@
 
 import { timeControl, wireTimeControl } from "./timecontrol.js";
 import { alertOn, setAlert } from "./alerts.js";
+import { $, ago, api } from "./page.js";
 
-const $ = (id) => document.getElementById(id);
 const root = $("my");
 const catalogue = JSON.parse(root.dataset.catalogue);
 
-function ago(ms, now) {
-  const s = Math.max(0, Math.round((now - ms) / 1000));
-  if (s < 60) return "just now";
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} d ago`;
-}
-
-async function post(path, body = {}) {
-  const response = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  const data = await response.json().catch(() => ({}));
-  return { ok: response.ok, data };
-}
+const post = (path, body = {}) => api("POST", path, body);
 
 /** A challenge's terms after its game's title: " (3+2, rated)", or nothing. */
 function terms(c) {
@@ -39,7 +27,7 @@ function gameItem(g, now, extra) {
   info.className = "muted";
   const time = document.createElement("time");
   time.dateTime = new Date(g.last_activity).toISOString();
-  time.textContent = ago(g.last_activity, now);
+  time.textContent = ago(now - g.last_activity);
   const time_ = g.time && g.time !== "Unlimited" ? `, ${g.time}` : "";
   info.append(`${g.moves} moves${g.rated ? ", rated" : ""}${time_} · `, time);
   const left = document.createElement("span");

@@ -2,9 +2,9 @@
 // from the server's times (never the browser's date), offers and answers, abort, a player away and
 // the claim of the win, the rematch link, and the chat of the visitor's room.
 
+import { $ } from "./page.js";
 import { messageId } from "./socket.js";
 
-const $ = (id) => document.getElementById(id);
 const WORDS = { draw: "a draw", takeback: "to take back a move", rematch: "a rematch" };
 const muteKey = () => `hexmoot-mute-${$("game").dataset.id}`;
 
