@@ -212,8 +212,20 @@ def _replay(
     return state, canonical, seats
 
 
-def _steps(slug: str, options: Options, state: Any, prefix: list[str]) -> Steps:
-    return _worker_rules(slug, options).steps(state, prefix)
+def _steps(slug: str, options: Options, state: Any, prefix: list[str]) -> Json:
+    return steps_json(_worker_rules(slug, options), state, prefix)
+
+
+def steps_json(rules: Rules[Any, Any], state: Any, prefix: list[str]) -> Json:
+    """``rules.steps(state, prefix)`` as the protocol sends it, with ``ends``: the outcome that the
+    complete move would give when it ends the game (so a page can say so before it is sent), else
+    None."""
+    steps = rules.steps(state, prefix)
+    ends = None
+    if steps.move is not None:
+        outcome = rules.outcome(rules.play(state, steps.move))
+        ends = None if outcome is None else outcome.to_json()
+    return {**steps.to_json(), "ends": ends}
 
 
 def _check_move(slug: str, options: Options, state: Any, text: str) -> tuple[str, Any]:
@@ -434,10 +446,10 @@ class RulesRunner:
 
     # Work that may search: a worker for slow games ------------------------------------------------
 
-    async def steps(self, rules: Rules[Any, Any], state: Any, prefix: Sequence[str]) -> Steps:
-        """``rules.steps(state, prefix)``."""
+    async def steps(self, rules: Rules[Any, Any], state: Any, prefix: Sequence[str]) -> Json:
+        """:func:`steps_json`: the protocol's ``steps`` payload."""
         if not self._offload(rules):
-            return rules.steps(state, list(prefix))
+            return steps_json(rules, state, list(prefix))
         return await self._run(_steps, rules, state, list(prefix))
 
     async def check_move(self, rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]:

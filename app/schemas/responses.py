@@ -274,6 +274,9 @@ class StepsOut(Out):
     changes: dict[str, list[str]] = Field(
         description="cell id -> its stack bottom to top while the prefix is pending ([]: emptied)"
     )
+    ends: Result | None = Field(
+        description="when `move` is complete and would end the game: the result it would give"
+    )
 
 
 class PlyClock(Out):

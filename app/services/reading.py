@@ -41,7 +41,7 @@ class ReadingService:
             steps = await core.rules.steps(position.rules, position.state, prefix)
         except ValueError as exc:
             raise AppError(ErrorCode.ILLEGAL_STEPS, str(exc), rule=rule_of(exc)) from exc
-        return {"version": game.version, **steps.to_json()}
+        return {"version": game.version, **steps}
 
     async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
         """Everything a game page needs, at the current version (one snapshot of the database)."""

@@ -239,12 +239,16 @@ async def test_steps_answer_the_legal_continuations(clients: ClientFactory) -> N
     ann, _bo, body = await new_game(clients)
     slug, options = quick_game()
     rules = games.get(slug, **options)
-    expected = rules.steps(rules.initial_state(), []).to_json()
+    expected = {**rules.steps(rules.initial_state(), []).to_json(), "ends": None}
     answer = (await ann.get(f"/api/games/{body['id']}/steps")).json()
     assert answer == {"version": 2, **expected}
     first = expected["next"][0]
     deeper = (await ann.get(f"/api/games/{body['id']}/steps", params={"prefix": [first]})).json()
-    assert deeper == {"version": 2, **rules.steps(rules.initial_state(), [first]).to_json()}
+    assert deeper == {
+        "version": 2,
+        **rules.steps(rules.initial_state(), [first]).to_json(),
+        "ends": None,
+    }
     bad = await ann.get(f"/api/games/{body['id']}/steps", params={"prefix": ["nowhere"]})
     assert (bad.status_code, bad.json()["error"]["code"]) == (422, "illegal_steps")
 
@@ -276,3 +280,40 @@ async def test_resign_twice_and_move_after_the_end(clients: ClientFactory, app: 
         "scores": None,
     }
     assert record["players"] == [{"seat": 1, "name": "Ann"}, {"seat": 2, "name": "Bo"}]
+
+
+async def test_steps_say_when_a_complete_move_would_end_the_game(clients: ClientFactory) -> None:
+    """A pass after the opponent's pass ends Valaturna: its steps carry the result it would give
+    (``ends``), so the page can confirm it with the score; any other complete move has none."""
+    ann, bo = await clients("Ann"), await clients("Bo")
+    created = await ann.post(
+        "/api/games", json={"game": "valaturna", "options": {"size": 5}, "seat": 1}
+    )
+    body = created.json()
+    await bo.post(f"/api/games/{body['id']}/join", json={"token": body["join_token"]})
+    picker = MovePicker("valaturna", {"size": 5}, seed=3)
+    seats = {1: ann, 2: bo}
+    url = f"/api/games/{body['id']}"
+    version = 2
+    while picker.rules.view(picker.state)["phase"] != "play":
+        text = picker.pick()
+        mover = seats[picker.to_move() or 1]
+        answer = await mover.post(
+            f"{url}/moves", json={"move": text, "version": version, "msg_id": f"m-{version}"}
+        )
+        assert answer.status_code == 200, answer.text
+        picker.play(text)
+        version += 1
+    first, second = seats[picker.to_move() or 1], seats[3 - (picker.to_move() or 1)]
+    lone = (await first.get(f"{url}/steps", params={"prefix": ["pass"]})).json()
+    assert (lone["complete"], lone["ends"]) == (True, None)
+    played = await first.post(
+        f"{url}/moves", json={"move": "pass", "version": version, "msg_id": "m-p"}
+    )
+    assert played.status_code == 200, played.text
+    picker.play("pass")
+    ending = (await second.get(f"{url}/steps", params={"prefix": ["pass"]})).json()
+    outcome = picker.rules.outcome(picker.rules.play(picker.state, "pass"))
+    assert outcome is not None and outcome.reason == "double-pass"
+    assert ending["ends"] == outcome.to_json()
+    assert (await second.get(f"{url}/steps")).json()["ends"] is None

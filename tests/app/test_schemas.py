@@ -18,6 +18,7 @@ from pydantic import TypeAdapter
 
 import games
 import games.view
+from app.runtime.rules import steps_json
 from app.schemas.__main__ import FILES, render
 from app.schemas.responses import RecordOut, StepsOut
 from app.schemas.view import Result, View
@@ -40,12 +41,12 @@ def test_the_exported_schemas_are_up_to_date(name: str) -> None:
 
 def _steps_answers(rules: games.Rules[Any, Any], state: Any) -> list[dict[str, Any]]:
     """``steps`` at the empty prefix, after each of a few first tokens, and one level deeper."""
-    answers = [rules.steps(state, []).to_json()]
+    answers = [steps_json(rules, state, [])]
     for first in answers[0]["next"][:4]:
-        second = rules.steps(state, [first]).to_json()
+        second = steps_json(rules, state, [first])
         answers.append(second)
         for token in second["next"][:2]:
-            answers.append(rules.steps(state, [first, token]).to_json())
+            answers.append(steps_json(rules, state, [first, token]))
     return answers
 
 
