@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, StrictBool
 
@@ -30,10 +30,17 @@ class EmptyIn(Strict):
     """A body with nothing in it (``{}``), or none."""
 
 
+#: "Confirm moves" on the game page: always, in games without a real-time clock, or never.
+ConfirmMoves = Literal["always", "untimed", "never"]
+
+
 class AccountSettingsOut(Out):
     """An account's settings."""
 
     digest: bool = Field(description="one email when turns wait and you have been away")
+    confirm_moves: ConfirmMoves | None = Field(
+        description="when the game page asks to confirm a move (null: the browser's default)"
+    )
 
 
 class AccountOut(Out):
@@ -64,6 +71,7 @@ class SettingsIn(Strict):
     """``PUT /api/account/settings``: the settings to change (unknown ones are refused)."""
 
     digest: StrictBool | None = None
+    confirm_moves: ConfirmMoves | None = None
 
 
 class EmailIn(Strict):

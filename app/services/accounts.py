@@ -32,7 +32,7 @@ from app.services.core import Core, Json, Visitor
 EMAIL_MAX = 254
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 #: The settings of a new account.
-DEFAULT_SETTINGS: dict[str, Any] = {"digest": False}
+DEFAULT_SETTINGS: dict[str, Any] = {"digest": False, "confirm_moves": None}
 
 
 @dataclass(frozen=True)
@@ -351,7 +351,7 @@ class AccountService:
         )
         await self.core.writer.write(store.RevokeSessions(account.id, now, keep=session_id))
 
-    async def update_settings(self, visitor: Visitor, changes: dict[str, bool]) -> Json:
+    async def update_settings(self, visitor: Visitor, changes: dict[str, Any]) -> Json:
         """The account's settings, changed."""
         account = await self._own(visitor)
         settings = {**DEFAULT_SETTINGS, **(account.settings or {}), **changes}

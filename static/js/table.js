@@ -93,7 +93,7 @@ export class Table {
     // Low time: under a fifth of the base, at least 10 s and at most 20 s.
     const low = Math.max(10000, Math.min(20000, (clock.control.base || 0) * 200));
     this.times(clock).forEach(({ ms, running }, i) => {
-      const el = document.querySelector(`#clocks .clock[data-seat="${i + 1}"]`);
+      const el = document.querySelector(`.clock[data-clock="${i + 1}"]`);
       const text = ms === null ? "–" : days ? formatDays(ms) : formatClock(ms);
       const time = el.querySelector(".time");
       if (time.textContent !== text) time.textContent = text;
@@ -106,13 +106,9 @@ export class Table {
   renderClocks() {
     const clock = this.table && this.table.clock;
     const g = this.ctx.state.game;
-    $("clocks").hidden = !clock;
+    for (const el of document.querySelectorAll(".clock[data-clock]")) el.hidden = !clock;
+    $("time-control").textContent = clock ? clock.label : "";
     if (!clock) return;
-    $("time-control").textContent = clock.label;
-    for (const seat of [1, 2]) {
-      const who = document.querySelector(`#clocks .clock[data-seat="${seat}"] .who`);
-      who.textContent = this.ctx.playerName(seat) + (this.you === seat ? " (you)" : "");
-    }
     const due = clock.control.kind === "correspondence" && clock.running && g.status === "active";
     $("deadline").hidden = !due;
     if (due) {

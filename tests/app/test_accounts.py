@@ -107,8 +107,11 @@ async def test_password_change_settings_and_email(app: FastAPI, clients: ClientF
     assert (await elsewhere.get("/api/account")).status_code == 401  # the other one ended
     await login(await clients(), "cy_acct", "a new long phrase")
     settings = await cy.put("/api/account/settings", json={"digest": True})
-    assert settings.json()["settings"] == {"digest": True}
-    for bad in ({"digest": "yes"}, {"sound": True}):
+    assert settings.json()["settings"] == {"digest": True, "confirm_moves": None}
+    confirm = await cy.put("/api/account/settings", json={"confirm_moves": "never"})
+    assert confirm.json()["settings"] == {"digest": True, "confirm_moves": "never"}
+    assert (await cy.get("/api/account")).json()["settings"]["confirm_moves"] == "never"
+    for bad in ({"digest": "yes"}, {"sound": True}, {"confirm_moves": "sometimes"}):
         refused = await cy.put("/api/account/settings", json=bad)
         assert refused.status_code == 422
     off = await cy.put("/api/account/email", json={"email": "cy@example.org"})

@@ -72,6 +72,11 @@ class Screenshots:
                 path=self.directory / f"{name}.png", full_page=True, animations="disabled"
             )
 
+    def view(self, page: Page, name: str) -> None:
+        """What the window shows: the first screen, as a player sees it before scrolling."""
+        if self.directory is not None:
+            page.screenshot(path=self.directory / f"{name}.png", animations="disabled")
+
     def element(self, locator: Locator, name: str) -> None:
         """One element, e.g. the board."""
         if self.directory is not None:
@@ -179,7 +184,7 @@ def move_count(page: Page) -> int:
 _READY = """(n) => {
   const S = window.hexmoot.state;
   if (S.moves.length > n) return "moved";
-  if (S.sending) return null;
+  if (window.hexmoot.entry.sending) return null;
   if (!document.getElementById('play-move').hidden) return "play";
   if (document.querySelector('#choices button')) return "choice";
   if (document.querySelector('#board svg.active .hit.can')) return "cell";

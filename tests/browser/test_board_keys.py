@@ -81,8 +81,8 @@ def test_escape_cancels_the_clicks_so_far(seat_page: Any) -> None:
     first = focused(page)
     page.keyboard.press("Enter")
     expect(page.locator("#board .marks .chosen")).to_have_count(1)
-    page.wait_for_function("() => window.hexmoot.state.prefix.length === 1")
+    page.wait_for_function("() => window.hexmoot.entry.prefix.length === 1")
     assert focused(page) == first  # focus survives the redraw
     page.keyboard.press("Escape")
     expect(page.locator("#board .marks .chosen")).to_have_count(0)
-    assert page.evaluate("window.hexmoot.state.prefix.length") == 0
+    assert page.evaluate("window.hexmoot.entry.prefix.length") == 0

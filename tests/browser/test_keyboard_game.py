@@ -36,7 +36,7 @@ def tab_to(page: Page, test: str, limit: int = 80) -> None:
 
 
 def offered(page: Page) -> list[str]:
-    return list(page.evaluate("window.hexmoot.state.steps ? window.hexmoot.state.steps.next : []"))
+    return list(page.evaluate("window.hexmoot.entry.steps ? window.hexmoot.entry.steps.next : []"))
 
 
 def focused_cell(page: Page) -> str | None:
@@ -91,7 +91,7 @@ def test_a_whole_short_game_from_the_keyboard(
     # the opening: seat 1 puts down two points, each from the keyboard
     wait_turn(first)
     arrow_to_an_offered_cell(first)
-    first.wait_for_function("() => window.hexmoot.state.prefix.length === 1")
+    first.wait_for_function("() => window.hexmoot.entry.prefix.length === 1")
     wait_turn(first)
     arrow_to_an_offered_cell(first)  # the second point completes the opening, sent at once
     first.wait_for_function("() => window.hexmoot.state.moves.length === 1")

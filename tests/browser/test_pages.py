@@ -204,7 +204,7 @@ def test_jotun_hover_previews_the_path(
         "() => [...document.querySelectorAll('#board .hit:not(.can)')].map(e => e.dataset.id)[0]"
     )
     page.locator(f'#board .hit[data-id="{dead}"]').click()
-    assert page.evaluate("window.hexmoot.state.prefix") == []
+    assert page.evaluate("window.hexmoot.entry.prefix") == []
     expect(page.locator("#board .chosen")).to_have_count(0)
     # a typed move the rules refuse is answered with the server's reason, and changes nothing
     page.click("#typed summary")  # the typed box is a disclosure of its own

@@ -103,10 +103,19 @@ def test_play_watch_archive_replay(
     screenshots.page(cy, f"{plan.slug}-spectator-mid")
 
     if plan.ending == "pass":
-        for _ in range(2):
+        for i in range(2):
             seat = int(ann.evaluate("window.hexmoot.state.game.to_move"))
             page = players[seat]
             page.click('#choices button[data-token="pass"]')
+            # a pass is confirmed (no clock here), and the one that ends the game says so
+            expect(page.locator("#play-move")).to_have_text("Pass")
+            ending = page.locator("#confirm-text")
+            if i == 1:
+                expect(ending).to_contain_text("This ends the game: ")
+                expect(ending).to_contain_text(" wins ")
+            else:
+                expect(ending).not_to_contain_text("ends the game")
+            page.click("#play-move")
             played.append("pass")
             for watcher in (ann, bo, cy):  # ann's to_move is read next: it must have the pass
                 wait_moves(watcher, played)

@@ -100,7 +100,7 @@ def test_reconnection_keeps_every_move(
         """(cell) => {
             const H = window.hexmoot;
             const held = [...H.socket.pending.values()];
-            return H.state.sending !== null && held.length === 1 && held[0].move === cell
+            return H.entry.sending !== null && held.length === 1 && held[0].move === cell
                 && (!H.socket.ws || H.socket.ws.readyState !== WebSocket.OPEN);
         }""",
         arg=cell,
