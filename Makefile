@@ -12,7 +12,7 @@ WORKERS ?= auto
 UV_VERSION ?= 0.13.9
 export HOST PORT DATABASE_URL
 
-.PHONY: help run test check install install-test lock browser services lint format typecheck \
+.PHONY: help run test check install install-test install-js lock browser services lint format typecheck \
 	pytest bench schema clean
 
 help:  ## this list
@@ -25,9 +25,9 @@ run: install  ## install, migrate the embedded SQLite database, serve http://HOS
 	$(BIN)/alembic upgrade head
 	DEV_MODE=1 $(BIN)/python -m app.serve
 
-test: install-test browser services lint typecheck pytest  ## everything the tests need, then all checks and every test
+test: install-test install-js browser services lint typecheck pytest  ## everything the tests need, then all checks and every test
 
-check: install-test services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
+check: install-test install-js services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
 	$(BIN)/pytest -n $(WORKERS) -m 'not slow and not browser'
 
 $(BIN)/python:
@@ -48,7 +48,18 @@ $(VENV)/.installed-test: requirements-test.lock pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --no-deps --editable .
 	@touch $@ $(VENV)/.installed
 
+# The JavaScript checker (ESLint), at the versions package-lock.json pins, with Node's own npm.
+node_modules/.installed: package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+		echo "installing Debian's nodejs and npm"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) \
+			apt-get install -y -qq nodejs npm >/dev/null; }
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 install: $(VENV)/.installed  ## the locked runtime dependencies and the project (editable)
+install-js: node_modules/.installed  ## the locked JavaScript lint tools (npm ci)
 install-test: $(VENV)/.installed-test  ## the same plus the locked test tools
 
 # requirements-test.lock is resolved within requirements.lock's pins, so the two never disagree;
@@ -71,10 +82,11 @@ browser:  ## Debian's Chromium for the browser tests (never a downloaded browser
 services:  ## PostgreSQL and Redis on loopback, started if this machine has them stopped
 	@bash .ci/services
 
-lint:  ## ruff's lint and format checks, and the import contracts (.importlinter)
+lint: install-js  ## ruff's lint and format checks, the import contracts (.importlinter), ESLint over static/js
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	npx --no-install eslint static/js
 
 schema:  ## write docs/view.schema.json and docs/messages.schema.json from the code
 	$(BIN)/python -m app.schemas
@@ -94,4 +106,4 @@ bench: install-test services  ## rules engines, then the server under load (figu
 	@if [ -f tests/load/bench.py ]; then $(BIN)/python -m tests.load.bench; fi
 
 clean:  ## remove the virtualenv, the database and every cache
-	rm -rf $(VENV) data .mypy_cache .ruff_cache .pytest_cache artifacts
+	rm -rf $(VENV) node_modules data .mypy_cache .ruff_cache .pytest_cache artifacts

@@ -132,7 +132,7 @@ export class Entry {
     $("prompt").textContent = prompt;
     $("cancel-move").hidden = !(live && (this.prefix.length || this.confirming));
     $("entry").hidden = $("play-move").hidden && $("cancel-move").hidden;
-    if (!live) $("hint").hidden = true;
+    if (!live || this.confirming) $("hint").hidden = true;
   }
 
   click(token, word) {
@@ -182,7 +182,7 @@ export class Entry {
 
   showHint(token, hint) {
     const el = $("hint");
-    el.hidden = !token || !this.live();
+    el.hidden = !token || !this.live() || Boolean(this.confirming);
     if (!token) return;
     let text = token;
     if (hint && hint.move) text += `: ${hint.move}`;

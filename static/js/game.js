@@ -208,7 +208,10 @@ function renderConnection(state) {
 
 /** A new position (or the same one again, `moved` false: the move being built is kept). */
 function positionChanged(moved) {
-  if (moved) entry.reset();
+  if (moved) {
+    entry.reset();
+    showError(""); // a refusal of the last position no longer applies
+  }
   renderHead(S, head);
   renderStatus(S, token, saved());
   review.render();

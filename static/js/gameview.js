@@ -61,9 +61,13 @@ export function renderSeats(S, view) {
     const rating = S.game.rated && p.rating !== undefined && p.rating !== null ? `${Math.round(p.rating)}` : "";
     bar.querySelector(".rating").textContent = rating;
     bar.querySelector(".colour").textContent = `${c ? colourName(c) : `seat ${seat}`}${toMove ? " · to move" : ""}`;
+    // the bar is the player's: "Black reserve" reads "reserve" there (the swatch says black)
+    const own = c ? new RegExp(`^${colourName(c)}\\s+`, "i") : null;
     const score = ((view && view.counters) || []).filter((x) => x.seat === seat);
-    bar.querySelector(".score").innerHTML = score
-      .map((x) => `<span class="label">${escapeHtml(x.label)}</span>${escapeHtml(String(x.value))}`)
+    const scoreEl = bar.querySelector(".score");
+    scoreEl.title = score.map((x) => `${x.label}: ${x.value}`).join("; ");
+    scoreEl.innerHTML = score
+      .map((x) => `<span class="label">${escapeHtml(own ? x.label.replace(own, "") : x.label)}</span>${escapeHtml(String(x.value))}`)
       .join(" ");
     const clock = bar.querySelector(".clock");
     clock.dataset.clock = String(seat);
@@ -81,7 +85,7 @@ export function renderStatus(S, token, saved) {
   const g = S.game;
   const mine = myTurn(S);
   const name = (seat) => playerName(S, seat);
-  let text = "";
+  let text;
   if (g.status === "waiting") text = "Waiting for an opponent.";
   else if (g.status === "cancelled") text = g.result && g.result.reason === "aborted" ? "This game was aborted." : "This game was cancelled.";
   else if (g.status === "finished") text = "The game is over.";

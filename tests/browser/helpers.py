@@ -3,9 +3,11 @@ same games through the HTTP API, and screenshots on request."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +105,7 @@ class ApiGame:
         cls, server: LiveServer, slug: str, options: dict[str, Any], public: bool = True
     ) -> ApiGame:
         """A new game: guest Api1 creates it in seat 1, guest Api2 joins it in seat 2."""
-        clients = {seat: httpx.Client(base_url=server.url) for seat in (1, 2)}
+        clients = {seat: httpx.Client(base_url=server.url, timeout=60) for seat in (1, 2)}
         for seat, client in clients.items():
             client.put("/api/me", json={"name": f"Api{seat}"}).raise_for_status()
         made = clients[1].post(
@@ -121,7 +123,9 @@ class ApiGame:
         """The game that these pages' guests sit at (seat -> page), driven by their cookies."""
         clients = {
             seat: httpx.Client(
-                base_url=server.url, cookies={c["name"]: c["value"] for c in page.context.cookies()}
+                base_url=server.url,
+                cookies={c["name"]: c["value"] for c in page.context.cookies()},
+                timeout=60,
             )
             for seat, page in players.items()
         }
@@ -222,6 +226,45 @@ def play_one_move(page: Page, rng: random.Random, avoid: tuple[str, ...] = ("pas
         else:
             page.click(f'#choices button[data-token="{token}"]')
     raise AssertionError("no move was completed after 60 clicks")
+
+
+_OFFERED = """() => {
+  if (!document.getElementById('play-move').hidden) return "confirm";
+  if (window.hexmoot.entry.sending) return null;
+  const cells = [...document.querySelectorAll('#board svg.active .hit.can')].map((e) => e.dataset.id);
+  const words = [...document.querySelectorAll('#choices button')].map((e) => e.dataset.token);
+  return cells.length || words.length ? JSON.stringify({ cells, words }) : null;
+}"""
+
+
+def click_to_confirm(
+    page: Page, rng: random.Random, each: Callable[[], None] | None = None
+) -> list[str]:
+    """Click random offered cells (words when there are none; never a pass unless it is all)
+    until the page shows the move's confirm; ``each()`` runs after every click's answer. Returns
+    the tokens clicked."""
+    clicked: list[str] = []
+    for _ in range(60):
+        offered = page.wait_for_function(_OFFERED, timeout=20_000).json_value()
+        if offered == "confirm":
+            return clicked
+        choice = json.loads(offered)
+        cells, words = choice["cells"], choice["words"]
+        if cells:
+            token = rng.choice(cells)
+            page.locator(f'#board .hit.can[data-id="{token}"]').click()
+        else:
+            token = rng.choice([w for w in words if w != "pass"] or words)
+            page.click(f'#choices button[data-token="{token}"]')
+        clicked.append(token)
+        page.wait_for_function(
+            "() => window.hexmoot.entry.steps !== null"
+            " || !document.getElementById('play-move').hidden"
+            " || window.hexmoot.entry.sending !== null"
+        )
+        if each is not None:
+            each()
+    raise AssertionError("no confirm after 60 clicks")
 
 
 def create_game(page: Page, server: LiveServer, plan: Any, name: str) -> str:

@@ -200,7 +200,7 @@ def visit_game_states(
     _game_ready(mover)
     mover.locator(f'#board svg.active .hit.can[data-id="{start}"]').click()
     mover.wait_for_function(
-        """() => { const S = window.hexmoot.state;
+        """() => { const S = window.hexmoot.entry;
                    return S.prefix.length === 1 && S.steps && S.steps.msg_id === S.stepsId; }"""
     )
     expect(mover.locator("#cancel-move")).to_be_visible()

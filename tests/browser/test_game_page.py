@@ -66,7 +66,7 @@ def find_confirm(g: ApiGame, rng: random.Random) -> list[str]:
     raise AssertionError("no confirmable prefix found")
 
 
-def test_prompt_above_the_board_and_one_clear_confirm(
+def test_prompt_beside_the_board_and_one_clear_confirm(
     server: LiveServer, guests: Guests, api_games: list[ApiGame], screenshots: Screenshots
 ) -> None:
     g = create(server, api_games, "jotun", {"size": 5})
@@ -82,7 +82,12 @@ def test_prompt_above_the_board_and_one_clear_confirm(
         first = prompt.inner_text()
         line = page.locator("#prompt-line").bounding_box()
         board = page.locator("#board").bounding_box()
-        assert line and board and line["y"] + line["height"] <= board["y"]  # above the board
+        assert line and board
+        if width > 860:  # beside the board, level with its top half
+            assert line["x"] >= board["x"] + board["width"]
+            assert board["y"] - 60 <= line["y"] <= board["y"] + board["height"] / 2
+        else:  # right under it
+            assert line["y"] >= board["y"] + board["height"]
         assert line["y"] + line["height"] <= height  # on the first screen
         for i, token in enumerate(prefix):
             page.locator(f'#board .hit.can[data-id="{token}"]').click()
@@ -94,7 +99,8 @@ def test_prompt_above_the_board_and_one_clear_confirm(
         expect(page.locator("#cancel-move")).to_be_visible()
         box = play.bounding_box()
         assert box and box["y"] + box["height"] <= height and box["height"] >= 44
-        assert box["y"] < board["y"]  # the confirm sits by the prompt, above the board
+        turn = page.locator("#turn-bar").bounding_box()
+        assert turn and turn["y"] <= box["y"] <= turn["y"] + turn["height"]  # by the prompt
         # the typed box is apart: collapsed, with its own labelled button and the game's example
         typed = page.locator("#typed")
         expect(typed).to_be_visible()

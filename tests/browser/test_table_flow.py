@@ -107,34 +107,34 @@ def test_a_1_0_game_lost_on_time(
     expect(ann.locator("#time-control")).to_have_text("1+0")
     api.play_random(random.Random(1), 2)  # both first moves: Ann's clock runs
     for page in (ann, bob):
-        expect(page.locator('#clocks .clock[data-seat="1"]')).to_have_class("clock running")
+        expect(page.locator('.clock[data-clock="1"]')).to_have_class("clock running")
     screenshots.page(ann, "clock-running")
     clocked.advance(5)  # Ann thinks for 5 s of the server's clock, then moves: Bob's clock runs
     api.play_random(random.Random(2), 1)
     for page in (ann, bob):
-        expect(page.locator('#clocks .clock[data-seat="2"]')).to_have_class("clock running")
-        expect(page.locator('#clocks .clock[data-seat="1"] .time')).to_have_text(ABOUT_55)
+        expect(page.locator('.clock[data-clock="2"]')).to_have_class("clock running")
+        expect(page.locator('.clock[data-clock="1"] .time')).to_have_text(ABOUT_55)
     screenshots.page(bob, "clock-running-390")
     clocked.advance(3)  # Bob thinks for 3 s, then moves: Ann's clock runs again
     api.play_random(random.Random(3), 1)
-    expect(ann.locator('#clocks .clock[data-seat="1"]')).to_have_class("clock running")
+    expect(ann.locator('.clock[data-clock="1"]')).to_have_class("clock running")
     clocked.advance(45)  # Ann has under ten seconds left
     ann.reload()
-    expect(ann.locator('#clocks .clock[data-seat="1"] .time')).to_have_text(re.compile(r"^\d\.\d$"))
-    expect(ann.locator('#clocks .clock[data-seat="1"]')).to_have_class("clock running low")
+    expect(ann.locator('.clock[data-clock="1"] .time')).to_have_text(re.compile(r"^\d\.\d$"))
+    expect(ann.locator('.clock[data-clock="1"]')).to_have_class("clock running low")
     screenshots.page(ann, "clock-low")
     clocked.advance(10)  # past the deadline: the server flags Ann with nobody acting
     for page in (ann, bob):
         expect(page.locator("#result")).to_contain_text("Ann ran out of time")
-        expect(page.locator('#clocks .clock[data-seat="1"] .time')).to_have_text("0.0")
+        expect(page.locator('.clock[data-clock="1"] .time')).to_have_text("0.0")
     screenshots.page(bob, "lost-on-time-390")
     # The replay shows each ply's clocks: after ply 3, Ann had about 55 s and Bob his minute.
     ann.click("#nav-back")
     expect(ann.locator("#review-banner")).to_be_visible()
-    expect(ann.locator('#clocks .clock[data-seat="1"] .time')).to_have_text(ABOUT_55)
-    expect(ann.locator('#clocks .clock[data-seat="2"] .time')).to_have_text("1:00")
+    expect(ann.locator('.clock[data-clock="1"] .time')).to_have_text(ABOUT_55)
+    expect(ann.locator('.clock[data-clock="2"] .time')).to_have_text("1:00")
     ann.click("#nav-first")
-    expect(ann.locator('#clocks .clock[data-seat="1"] .time')).to_have_text("1:00")
+    expect(ann.locator('.clock[data-clock="1"] .time')).to_have_text("1:00")
 
 
 def test_a_draw_offered_and_accepted_in_harmijan(
