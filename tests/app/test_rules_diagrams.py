@@ -23,11 +23,16 @@ position the engine builds back.
 
 from __future__ import annotations
 
+import ast
 import asyncio
+import dataclasses
+import itertools
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -38,8 +43,10 @@ import games
 from app.config import Settings
 from app.main import create_app
 from app.templating import TEMPLATES_DIR, diagram, templates
+from games import harmijan
 from games.base import token_order
 from games.errors import IllegalMoveError
+from games.hexgrid import direction_between, distance
 from games.positions import LETTERS, position
 
 View = dict[str, Any]
@@ -163,12 +170,16 @@ def test_every_board_of_every_page_is_in_a_figure_of_one_position_or_one_move() 
 RULES_TEMPLATES = TEMPLATES_DIR / "rules"
 
 
+def template_tree(name: str) -> nodes.Template:
+    """One rules template, parsed."""
+    return templates.env.parse((RULES_TEMPLATES / name).read_text(encoding="utf-8"))
+
+
 def template_calls(name: str, function: str) -> list[nodes.Call]:
     """The calls of ``function`` (a macro or global) in one rules template, in source order."""
-    tree = templates.env.parse((RULES_TEMPLATES / name).read_text(encoding="utf-8"))
     return [
         call
-        for call in tree.find_all(nodes.Call)
+        for call in template_tree(name).find_all(nodes.Call)
         if isinstance(call.node, nodes.Name) and call.node.name == function
     ]
 
@@ -186,13 +197,22 @@ def test_no_template_writes_a_board_by_hand() -> None:
         source = (RULES_TEMPLATES / name).read_text(encoding="utf-8")
         for markup in ("data-view", "d-board", "<figure"):
             assert markup not in source, f"{name} writes {markup!r} by hand"
-        figures, diagrams = template_calls(name, "figure"), template_calls(name, "diagram")
+        tree = template_tree(name)
+        # a figure's caption is its keyword, or the body of the {% call %} block it heads
+        in_block = {id(b.call) for b in tree.find_all(nodes.CallBlock) if b.body}
+        figures = [
+            call
+            for call in tree.find_all(nodes.Call)
+            if isinstance(call.node, nodes.Name) and call.node.name == "figure"
+        ]
+        diagrams = template_calls(name, "diagram")
         for call in figures:
             (argument,) = call.args
             assert isinstance(argument, nodes.Call), f"{name}: figure() of no diagram() call"
             assert isinstance(argument.node, nodes.Name) and argument.node.name == "diagram", name
-            assert [kw.key for kw in call.kwargs] == ["caption"], (
-                f"{name}: figure(diagram, caption)"
+            keys = [kw.key for kw in call.kwargs]
+            assert (keys == ["caption"]) != (id(call) in in_block), (
+                f"{name}: figure(diagram, caption=...), or a call block of figure(diagram)"
             )
         assert len(diagrams) == len(figures), f"{name}: a diagram() outside figure()"
         assert len(figures) == sum(f.slug == slug for f in FIGURES), name
@@ -321,3 +341,257 @@ def test_every_figure_shows_first_a_position_that_the_engine_builds_back() -> No
             rules.check_invariants(state)
             where = f"{figure.slug} figure {figure.number}, {colour} to move"
             assert shown(rules.view(state)) == shown(before), where
+
+
+# --- the rules' anchors -----------------------------------------------------------------------------
+
+GAMES_DIR = Path(games.__file__).resolve().parent
+
+
+def cited_rules() -> dict[str, set[str]]:
+    """The rule numbers each game's refusals cite, read from the rules package's source: every
+    ``rule="..."`` of an error, and the second item of every tuple that the functions saying why a
+    move is refused (``_why_illegal``, ``turn_fault``) return. The game page links each to
+    ``/rules/<game>#<number>``."""
+    found: dict[str, set[str]] = {slug: set() for slug in games.names()}
+    for path in GAMES_DIR.rglob("*.py"):
+        slug = path.relative_to(GAMES_DIR).parts[0].removesuffix(".py")
+        if slug not in found:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "rule":
+                assert isinstance(node.value, ast.Constant), f"{path}: a rule that is not a literal"
+                found[slug].add(node.value.value)
+            if isinstance(node, ast.FunctionDef) and node.name in ("_why_illegal", "turn_fault"):
+                for ret in ast.walk(node):
+                    if isinstance(ret, ast.Return) and isinstance(ret.value, ast.Tuple):
+                        number = ret.value.elts[1]
+                        assert isinstance(number, ast.Constant), f"{path}: {node.name}"
+                        found[slug].add(number.value)
+    return found
+
+
+RULE_ANCHORS = cited_rules()
+
+
+class _Ids(HTMLParser):
+    """Every ``id`` of a page, and the ``href`` of every ``a.rule-no``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.rule_links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.append(a["id"] or "")
+        if tag == "a" and "rule-no" in (a.get("class") or "").split():
+            self.rule_links.append(a.get("href") or "")
+
+
+def test_every_rule_a_refusal_cites_has_its_anchor_on_the_game_s_rules_page() -> None:
+    assert RULE_ANCHORS["jotun"] >= {"A3", "A7", "A12", "4.2"}, "the source scan found no rules"
+    for slug, page in PAGES.items():
+        ids = _Ids()
+        ids.feed(page)
+        duplicates = {i for i in ids.ids if ids.ids.count(i) > 1}
+        assert not duplicates, f"{slug}: ids used twice: {duplicates}"
+        missing = RULE_ANCHORS[slug] - set(ids.ids)
+        assert not missing, f"/rules/{slug} has no anchor for rules {sorted(missing)}"
+        broken = {href for href in ids.rule_links if href.removeprefix("#") not in ids.ids}
+        assert not broken, f"/rules/{slug} links to rules it has not: {broken}"
+
+
+def test_every_jotun_figure_cites_the_rules_it_shows() -> None:
+    for figure in FIGURES:
+        if figure.slug == "jotun":
+            assert re.search(r"\b(A\d+|4\.\d)\b", figure.caption), figure.caption
+
+
+# --- Jotun's worked moves -----------------------------------------------------------------------------
+
+
+def move_kinds(before: View, after: View) -> set[str]:
+    """What a Jotun figure shows, as the engine played it: a placement, a straight run (no jump,
+    no turn, no other stack changed), a jump, a turn, feeding (a stack off the path one piece higher
+    in its colour), eating (an enemy stack one piece lower), being eaten (the mover changed colour).
+    The path is the engine's: the after board's last move, origin first."""
+    rules = rules_for(before)
+    state = build(rules, before, "black")
+    move = rules.parse_move(state, after["last_move"]["text"])
+    result = rules.apply(state, move)
+    old, new = rules.stacks(state), rules.stacks(result)
+    last = rules.view(result)["last_move"]
+    assert last is not None
+    path = list(last["cells"])
+    at = [(c["q"], c["r"]) for name in path for c in before["cells"] if c["id"] == name]
+    kinds: set[str] = set()
+    if len(path) == 1:
+        return {"placement"}
+    directions = [direction_between(a, b) for a, b in itertools.pairwise(at)]
+    jumps = any(distance(a, b) > 1 for a, b in itertools.pairwise(at))
+    changed = {c for c in old.keys() | new.keys() if c not in path and old.get(c) != new.get(c)}
+    if jumps:
+        kinds.add("jump")
+    if len(set(directions)) > 1:
+        kinds.add("turn")
+    if not jumps and len(set(directions)) == 1 and not changed:
+        kinds.add("straight run")
+    for cell in changed:
+        if new.get(cell, "") == old[cell] + old[cell][-1]:
+            kinds.add("feeding")
+        elif new.get(cell, "") == old[cell][:-1] or new.get(cell, "")[1:] == old[cell]:
+            kinds.add("eating" if new.get(cell, "") == old[cell][:-1] else "being eaten")
+    return kinds
+
+
+def test_jotun_teaches_each_kind_of_move_with_a_figure() -> None:
+    shown: set[str] = set()
+    for figure in FIGURES:
+        if figure.slug == "jotun" and figure.move is not None:
+            shown |= move_kinds(*figure.boards)
+    wanted = {"placement", "straight run", "jump", "turn", "feeding", "eating", "being eaten"}
+    assert shown >= wanted, f"no figure of {sorted(wanted - shown)}"
+
+
+def test_a_jotun_figure_s_before_board_marks_the_engine_s_path() -> None:
+    for figure in FIGURES:
+        if figure.slug != "jotun" or figure.move is None:
+            continue
+        before, after = figure.boards
+        path = after["last_move"]["cells"]
+        marks = {c["id"]: c["mark"] for c in before["cells"] if "mark" in c}
+        where = f"jotun figure {figure.number}, {figure.move}"
+        assert marks[path[-1]] == "path-to", where
+        if len(path) > 1:
+            assert marks[path[0]] == "path-from", where
+            assert {marks[c] for c in path[1:-1]} <= {"path-step", "path-turn"}, where
+        jumped = set(marks) - set(path)
+        assert {marks[c] for c in jumped} <= {"path-jump"}, where
+        assert all(c["stack"] for c in before["cells"] if c["id"] in jumped), where
+
+
+# --- Harmijan's scoring examples ------------------------------------------------------------------
+
+#: The shapes the scoring examples name, by the name the page gives a class of them.
+SHAPE_NAMES: dict[tuple[tuple[int, int], ...], str] = {
+    harmijan.canon(cells): name
+    for name, cells in {
+        "single stones": [(0, 0)],
+        "dominoes": [(0, 0), (1, 0)],
+        "triangles": [(0, 0), (1, 0), (0, 1)],
+        "straight lines of 3": [(0, 0), (1, 0), (2, 0)],
+        "zigzags of 4": [(0, 0), (1, 0), (1, 1), (2, 1)],
+        "rhombuses of 4": [(0, 0), (0, 1), (1, 0), (1, 1)],
+        "trapezoids of 5": [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)],
+    }.items()
+}
+_CLASS = re.compile(r"^(\d+) ([a-z0-9 ]+): \((\d+) \+ 1\) \u00d7 (\d+) = (\d+)$")
+
+
+def parse_class(text: str) -> tuple[int, str, int] | None:
+    """A table cell of a scoring example, ``2 zigzags of 4: (2 + 1) \u00d7 4 = 12`` (a
+    multiplication sign), as (count, shape name, value); ``none: 0`` is None. AssertionError if the
+    arithmetic is wrong."""
+    text = " ".join(text.split())
+    if text == "none: 0":
+        return None
+    m = _CLASS.match(text)
+    assert m, f"not a class: {text!r}"
+    count, name, k, size, value = m.groups()
+    assert count == k and (int(k) + 1) * int(size) == int(value), text
+    shape = next(shape for shape, known in SHAPE_NAMES.items() if known == name)
+    assert len(shape) == int(size), text
+    return int(count), name, int(value)
+
+
+def ended(state: harmijan.State) -> harmijan.State:
+    """The position as the game ended there (the state the engine scores)."""
+    return dataclasses.replace(state, phase="over", reason="no-moves")
+
+
+class _Scoring(HTMLParser):
+    """Each ``div.scoring`` of a page: its figure's board, its table's cells, its verdict."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.examples: list[dict[str, Any]] = []
+        self._depth = 0
+        self._cell: list[str] | None = None
+        self._verdict = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if tag == "div" and "scoring" in classes:
+            self.examples.append({"boards": [], "rows": [], "verdict": ""})
+            self._depth = 1
+        elif not self._depth:
+            return
+        elif tag == "div":
+            self._depth += 1
+            if "d-board" in classes:
+                self.examples[-1]["boards"].append(json.loads(a["data-view"] or "null"))
+        elif tag == "tr":
+            self.examples[-1]["rows"].append([])
+        elif tag == "td":
+            self._cell = []
+        elif tag == "p" and "score-result" in classes:
+            self._verdict = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self._depth:
+            return
+        if tag == "div":
+            self._depth -= 1
+        elif tag == "td" and self._cell is not None:
+            self.examples[-1]["rows"][-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "p":
+            self._verdict = False
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+        elif self._verdict:
+            self.examples[-1]["verdict"] += data
+
+
+def test_harmijan_scoring_examples_agree_with_the_engine_s_score() -> None:
+    reader = _Scoring()
+    reader.feed(PAGES["harmijan"])
+    assert len(reader.examples) >= 2
+    for n, example in enumerate(reader.examples, start=1):
+        (board,) = example["boards"]
+        rules = rules_for(board)
+        state = build(rules, board, "black")
+        classes = {c: rules.classes(state.stones[i]) for i, c in enumerate(("black", "white"))}
+        rows = [row for row in example["rows"] if row]
+        assert len(rows) == max(len(found) for found in classes.values()), f"example {n}"
+        for r, row in enumerate(rows):
+            for colour, text in zip(("black", "white"), row, strict=True):
+                found = classes[colour]
+                expected = None
+                if r < len(found):
+                    expected = (found[r].count, SHAPE_NAMES[found[r].shape], found[r].value)
+                assert parse_class(text) == expected, f"example {n}, {colour}: {text}"
+        outcome = rules.outcome(ended(state))
+        assert outcome is not None and outcome.scores is not None
+        verdict = " ".join(example["verdict"].split())
+        black, white = outcome.scores  # Black on seat 1 (games.positions)
+        assert verdict.startswith(
+            f"Black [{', '.join(map(str, black))}] against White [{', '.join(map(str, white))}]"
+        ), verdict
+        winner = "draw" if outcome.colour is None else f"{outcome.colour.capitalize()} wins"
+        assert winner in verdict, verdict
+        scored = {
+            cell
+            for found in classes.values()
+            for k in found
+            for creature in k.to_json(rules.board)["creatures"]
+            for cell in creature
+        }
+        marked = {c["id"] for c in board["cells"] if c.get("mark") == "scored"}
+        assert marked == scored, f"example {n}: the outlined creatures are not the scoring ones"
