@@ -86,6 +86,8 @@ export class Entry {
 
   needsConfirm(st) {
     if (st.ends) return true;
+    // A button that names the move ("Play white") is its own confirm; a pass is not.
+    if ((WORDS[this.prefix[this.prefix.length - 1]] || "").startsWith("Play ")) return false;
     const setting = confirmSetting();
     if (setting === "always") return true;
     if (setting === "never") return false;

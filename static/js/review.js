@@ -97,6 +97,9 @@ export class Review {
     setPlyParam(p); // at once: the view of a ply not seen yet comes from the server
     this.render();
     this.ctx.onReview(null);
+    $("review-banner").hidden = false;
+    $("review-text").textContent = `Position after ${S.plyLabel(p)} (ply ${p} of ${last}).`;
+    $("back-to-game").textContent = S.game.status === "active" ? "Back to the game" : "Last position";
     try {
       const view = await this.ctx.history.at(p, S.game, S.moves.slice());
       if (S.review !== p) return;
@@ -106,9 +109,6 @@ export class Review {
     } catch (err) {
       this.ctx.showError(err.message);
     }
-    $("review-banner").hidden = false;
-    $("review-text").textContent = `Position after ${S.plyLabel(p)} (ply ${p} of ${last}).`;
-    $("back-to-game").textContent = S.game.status === "active" ? "Back to the game" : "Last position";
   }
 
   /** Each ply's clock, from the game's record (fetched once per position of the move list). */

@@ -68,6 +68,8 @@ def test_keyboard_reaches_a_cell_and_enter_plays_it(
     )  # the arrows did not step the replay
     screenshots.page(page, "keys-focus")
     page.keyboard.press("Enter")
+    expect(page.locator("#play-move")).to_be_focused()  # the confirm, then Enter plays it
+    page.keyboard.press("Enter")
     page.wait_for_function("() => window.hexmoot.state.moves.length === 1")
     assert page.evaluate("window.hexmoot.state.moves[0]") == "f4"
     assert move_count(page) == 1

@@ -43,6 +43,12 @@ def focused_cell(page: Page) -> str | None:
     return page.evaluate(f"{ACTIVE} && {ACTIVE}.dataset ? {ACTIVE}.dataset.id || null : null")
 
 
+def confirm_with_enter(page: Page) -> None:
+    """The move's confirm takes the focus: Enter plays it."""
+    expect(page.locator("#play-move")).to_be_focused()
+    page.keyboard.press("Enter")
+
+
 def arrow_to_an_offered_cell(page: Page) -> str:
     """From the board's tab stop, walk the rows with the arrow keys (right along a row, down to the
     next, left along it: a snake) until the focused cell is one the server offers; Enter there."""
@@ -71,7 +77,7 @@ def arrow_to_an_offered_cell(page: Page) -> str:
 
 def wait_turn(page: Page) -> None:
     page.wait_for_function(
-        """() => { const s = window.hexmoot.state;
+        """() => { const s = window.hexmoot.entry;
             return s.steps && s.steps.next.length && s.stepsId === s.steps.msg_id; }"""
     )
 
@@ -93,7 +99,8 @@ def test_a_whole_short_game_from_the_keyboard(
     arrow_to_an_offered_cell(first)
     first.wait_for_function("() => window.hexmoot.entry.prefix.length === 1")
     wait_turn(first)
-    arrow_to_an_offered_cell(first)  # the second point completes the opening, sent at once
+    arrow_to_an_offered_cell(first)  # the second point completes the opening: its confirm
+    confirm_with_enter(first)
     first.wait_for_function("() => window.hexmoot.state.moves.length === 1")
 
     # the colour choice: seat 2 tabs to "Play black" and presses Enter
@@ -110,12 +117,14 @@ def test_a_whole_short_game_from_the_keyboard(
     page = mover()
     wait_turn(page)
     placed = arrow_to_an_offered_cell(page)
+    confirm_with_enter(page)
     page.wait_for_function("() => window.hexmoot.state.moves.length === 3")
     for ply in (4, 5):
         page = mover()
         wait_turn(page)
         tab_to(page, "el.dataset && el.dataset.token === 'pass'")
         page.keyboard.press("Enter")
+        confirm_with_enter(page)
         page.wait_for_function(f"() => window.hexmoot.state.moves.length === {ply}")
 
     for page in (first, second):
