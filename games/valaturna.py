@@ -71,7 +71,7 @@ from .pie import (
     view_colours,
 )
 from .seats import BLACK, COLOURS, LETTERS, NO_SEAT, WHITE, Colour, other, seat_of
-from .view import CellView, View, make_view, row_labels
+from .view import CellView, Effects, Role, View, make_view, row_labels
 
 # Colours are the indices of games.seats (BLACK, WHITE = 0, 1); a stack is written as text, one
 # letter per piece, colour c being LETTERS[c] ("wb": black on white).
@@ -299,10 +299,6 @@ class Rules(BaseRules[State, Move]):
     def view(self, state: State) -> View:
         """Points joined by lattice lines, stacks bottom to top, heights per colour as counters."""
         names = self.board.names
-        placed = self.board.by_name.get(state.last_text or "")
-        marks = {
-            i: "placed" if placed is None or i == placed else "captured" for i in state.last_cells
-        }
         cells: list[CellView] = []
         for i, (q, r) in enumerate(self.board.cells):
             cell: CellView = {
@@ -311,8 +307,6 @@ class Rules(BaseRules[State, Move]):
                 "r": r,
                 "stack": [_NAME_OF_LETTER[ch] for ch in state.stacks[i]],
             }
-            if i in marks:
-                cell["mark"] = marks[i]
             cells.append(cell)
         heights = {c: _heights(state.stacks, c) for c in (BLACK, WHITE)}
         counters = [
@@ -325,8 +319,13 @@ class Rules(BaseRules[State, Move]):
         ]
         counters.append({"label": "Consecutive passes", "value": state.passes, "seat": None})
         last = None
+        effects = Effects()
         if state.last_text is not None:
             last = (state.last_text, [names[i] for i in state.last_cells])
+            placed = self.board.by_name.get(state.last_text)
+            for i in state.last_cells:  # a setup's two points, or a placement and its captures
+                role: Role = "placed" if placed is None or i == placed else "flipped"
+                effects.add(names[i], role, +1)  # [§7.9] a capture adds one piece
         return make_view(
             game=self.slug,
             kind="points",
@@ -339,6 +338,7 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
+            effects=effects.rows(),
         )
 
     # --- step-wise entry -----------------------------------------------------------------------
