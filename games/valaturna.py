@@ -64,6 +64,7 @@ from .pie import (
     PLAY,
     SETUP,
     black_seat_after,
+    choice_prompt,
     choice_steps,
     format_choice,
     parse_choice,
@@ -374,8 +375,14 @@ class Rules(BaseRules[State, Move]):
                 hints: dict[str, Any] = {n: {"stack": [colour]} for n in nxt}
                 prompt = "Place the white stack" if prefix else "Set up: place the black stack"
                 return Steps(prefix, nxt, None, hints, prompt, changes)
-        elif state.phase == CHOOSE:
-            return choice_steps(prefix)
+        elif state.phase == CHOOSE:  # [§7.15] Black moves first
+            black, white = (
+                self.board.names[state.stacks.index(LETTERS[c])] for c in (BLACK, WHITE)
+            )
+            prompt = choice_prompt(
+                f"owns the stack on {black} and moves first", f"owns the stack on {white}"
+            )
+            return choice_steps(prefix, prompt)
         elif state.phase == PLAY:
             points = self._placements(state.stacks, state.colour)
             if not prefix:
