@@ -6,12 +6,14 @@
 // "field" (Exxit's growing field of tiles, fitted to its extent, prisoners beside it).
 // With `onToken` the board is a keyboard grid: one tab stop, arrows move between cells (Left/Right
 // west/east, Up/Down to the row above/below, keeping the column), Enter or Space clicks, Escape
-// calls `onCancel`; offered cells are announced through `onAnnounce`.
+// calls `onCancel`; offered cells are announced through `onAnnounce`. On a touch screen whose
+// cells are narrower than a fingertip, a tap opens a magnifier (loupe.js) where the tap chooses.
 // The last move is drawn from what the rules say it did (lastmove.js); a move being built shows
 // the position it leaves (`changes`), a stack picked up to move drawn lifted over its cell.
 
 import { boardLabels, bounds, cellShape, hexCorners, key, round, toPixel } from "./hexlayout.js";
 import { animateLastMove, effectWords, effectsOf, hasBadge, lastMoveSvg, signed } from "./lastmove.js";
+import { Loupe } from "./loupe.js";
 import { escapeHtml as esc } from "./page.js";
 import { hintSvg } from "./preview.js";
 import { colourClass, colourName, describeStack, stackSvg } from "./stacks.js";
@@ -37,7 +39,8 @@ export class Board {
     this.live = !!this.opts.onToken;
     this.size = SIZE;
     this.coordinates = this.opts.coordinates ?? !this.live;
-
+    this.loupe = this.live ? new Loupe(this) : null;
+    this.pointer = "mouse";
     this.view = null;
     this.steps = null;
     this.hover = null;
@@ -47,6 +50,7 @@ export class Board {
     this.svg = document.createElementNS(NS, "svg");
     this.svg.setAttribute("class", "board-svg");
     el.appendChild(this.svg);
+    for (const type of ["pointerover", "pointerdown"]) this.svg.addEventListener(type, (e) => (this.pointer = e.pointerType));
     this.svg.addEventListener("click", (e) => this._click(e));
     this.svg.addEventListener("mouseover", (e) => this._over(e));
     this.svg.addEventListener("mouseleave", () => this._setHover(null));
@@ -65,6 +69,7 @@ export class Board {
     this.view = view;
     this.steps = steps;
     this.hover = null;
+    if (this.loupe) this.loupe.close();
     this.render();
     this._announce();
     const a = prev && prev.last_move;
@@ -80,6 +85,7 @@ export class Board {
     this.hover = null;
     this.render();
     this._announce();
+    if (this.loupe) this.loupe.refresh();
   }
 
   /** Show or hide the cell names of a field (Exxit's `q,r`, what a typed move uses). */
@@ -367,7 +373,13 @@ export class Board {
   }
 
   _click(e) {
-    this._play(this._target(e));
+    const id = this._target(e);
+    // A finger on cells narrower than a fingertip: magnify first, play nothing yet.
+    if (this.loupe && this.steps && this.steps.next.length && this.loupe.wanted(this.pointer)) {
+      this.loupe.show(e.clientX, e.clientY);
+      return;
+    }
+    this._play(id);
   }
 
   _focus(id, move = true) {
@@ -417,6 +429,7 @@ export class Board {
   }
 
   _over(e) {
+    if (this.pointer === "touch") return; // a finger does not hover: no preview left behind a tap
     const id = this._target(e);
     this._setHover(id && this.steps && this.steps.next.includes(id) ? id : null);
   }
