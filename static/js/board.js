@@ -374,8 +374,9 @@ export class Board {
 
   _click(e) {
     const id = this._target(e);
-    // A finger on cells narrower than a fingertip: magnify first, play nothing yet.
-    if (this.loupe && this.steps && this.steps.next.length && this.loupe.wanted(this.pointer)) {
+    // A finger on cells narrower than a fingertip: magnify first, play nothing yet. (Not for a
+    // click without a pointer, `detail` 0: a screen reader's activation plays the cell it names.)
+    if (this.loupe && e.detail && this.steps && this.steps.next.length && this.loupe.wanted(this.pointer)) {
       this.loupe.show(e.clientX, e.clientY);
       return;
     }

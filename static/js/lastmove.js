@@ -4,6 +4,7 @@
 // The roles come from the rules: nothing here knows a game.
 
 import { cellShape, round } from "./hexlayout.js";
+import { escapeHtml as esc } from "./page.js";
 import { stackSvg } from "./stacks.js";
 
 /** Roles drawn as the move's arrival: the loudest mark. */
@@ -91,7 +92,7 @@ export function lastMoveSvg(view, at, kind, size, empty) {
     const p = at(e.id);
     if (!p) continue;
     const [x, y] = p;
-    const cell = `data-cell="${e.id}"`;
+    const cell = `data-cell="${esc(e.id)}"`;
     const to = e.roles.some((r) => ARRIVED.includes(r));
     if (to) out.marks.push(shape(kind, x, y, size, `last last-to${kind === "field" ? " edge" : ""}`, cell, kind === "field" ? 0.98 : 0.97));
     else if (e.roles.includes("origin")) out.marks.push(shape(kind, x, y, size, "last last-from", cell, 0.7));
