@@ -8,7 +8,7 @@ move's text is the canonical one. So no "after" board is ever written by hand.
 
 A diagram's view is the engine's view reduced to what a diagram draws: the board, its cells with
 their stacks (Jotun's with their strength; on Exxit's field also their tiles, or the prisoners
-beside it), the row labels and the last move. Whose turn it is, the seats, counters, outcome and the
+beside it), the row labels and the last move (with what it did on each cell). Whose turn it is, the seats, counters, outcome and the
 display marks of a game page (territory, captured points) are left out, so that every diagram reads
 as a plain position whatever the phase details behind it. A diagram adds marks of its own (cell
 ``mark`` values, which the board draws as ``mark-<value>`` outlines):
@@ -25,8 +25,8 @@ as a plain position whatever the phase details behind it. A diagram adds marks o
 
 >>> d = diagram("valaturna", {"size": 5}, {"e1": "B", "g6": "B", "e3": "W", "e4": "W"},
 ...             to_move="black", move="e6")
->>> d.move, d.after["last_move"]
-('e6', {'text': 'e6', 'cells': ['e3', 'e4', 'e6']})
+>>> d.move, d.after["last_move"]["cells"], d.after["last_move"]["effects"][-1]
+('e6', ['e3', 'e4', 'e6'], {'id': 'e6', 'roles': ['placed'], 'delta': 1})
 >>> [c["stack"] for c in d.after["cells"] if c["id"] == "e4"]
 [['white', 'black']]
 >>> diagram("jotun", {}, {"e5": "B"}, to_move="white").after is None
@@ -143,6 +143,9 @@ def drawn(view: Mapping[str, Any], marks: frozenset[str] = KEPT_MARKS) -> View:
         colours=(None, None),
         phase="play",
         last_move=None if last is None else (last["text"], last["cells"]),
+        effects=()
+        if last is None
+        else [(e["id"], e["roles"], e["delta"]) for e in last["effects"]],
     )
 
 

@@ -64,7 +64,7 @@ from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
 from .seats import EXXIT_COLOURS, Colour, other, seat_colours, seat_of
-from .view import CellView, View, make_view
+from .view import CellView, EffectRow, Effects, View, make_view
 
 # --- constants -----------------------------------------------------------------------------------
 
@@ -103,7 +103,8 @@ class State:
     ``tiles`` and ``stacks`` are (cell, value) pairs in reading order; ``stacks`` holds both the stacks
     on tiles and the prisoner stacks on off-field cells. ``history`` holds the keys of the positions
     since the last irreversible move, this one last [R.3]; ``ended`` is the end reason once over.
-    ``last`` (the last move's text and cell ids) is for display only and not part of :meth:`key`.
+    ``last`` (the last move's text and cell ids) and ``last_effects`` (what it did on each cell,
+    for the view) are for display only and not part of :meth:`key`.
     """
 
     tiles: tuple[tuple[Hex, Colour], ...]
@@ -116,6 +117,7 @@ class State:
     ended: str | None = None
     history: tuple[tuple[Any, ...], ...] = ()
     last: tuple[str, tuple[str, ...]] | None = None
+    last_effects: tuple[EffectRow, ...] = ()
 
     @cached_property
     def tile_at(self) -> dict[Hex, Colour]:
@@ -372,6 +374,7 @@ class Rules(BaseRules[State, Move]):
             last_move=state.last,
             counters=counters,
             outcome=self.outcome(state),
+            effects=state.last_effects,
         )
 
 
@@ -541,6 +544,7 @@ def _play(state: State, move: Move) -> State:
     ended: str | None = None
     irreversible = True
     touched: list[Hex] = []
+    effects = Effects()
     cell = move.cell
     if move.kind == "pass" or cell is None:
         passes = state.passes + 1
@@ -551,22 +555,29 @@ def _play(state: State, move: Move) -> State:
         stacks[cell] = (me,)
         reserves[me] -= 1
         touched.append(cell)
+        effects.add(cell_name(cell), "placed", +1)
     elif move.kind == "dance":
         assert move.target is not None
         hand = stacks.pop(cell)
         landing = _landing(state, cell, move.target)
         touched.extend((cell, *landing))
+        effects.add(cell_name(cell), "origin", -len(hand))
         irreversible = False
         for i, at in enumerate(landing):  # bottom pawn first, one per cell
             if at not in tiles:  # off the field: the rest become one prisoner stack
                 stacks[at] = hand[i:]
+                effects.add(cell_name(at), "prisoner", len(hand) - i)
                 irreversible = True
                 break
             stacks[at] = (*stacks.get(at, ()), hand[i])
+            effects.add(cell_name(at), "sown", +1)
+        effects.add(cell_name(move.target), "destination")  # the stack the dance went for
     else:  # liberation
         new_tiles = dict(tiles)
         stock = _liberate(cell, me, new_tiles, stacks, reserves, stock, touched)
         tiles = new_tiles
+        for freed in touched:  # each stack of the chain back to the reserves, a tile laid
+            effects.add(cell_name(freed), "freed", -len(state.stack_at[freed]))
         if stock == 0:
             ended = "stock-exhausted"
     after = State(
@@ -579,6 +590,7 @@ def _play(state: State, move: Move) -> State:
         ply=state.ply + 1,
         ended=ended,
         last=(move.text(), tuple(cell_name(c) for c in touched)),
+        last_effects=effects.rows(),
     )
     after = _with_history(after, () if irreversible else state.history)  # [R.3]
     if after.ended is None and after.history.count(after.history[-1]) >= 3:  # [9.6] [R.2]

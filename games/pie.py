@@ -19,7 +19,8 @@ The API:
 * ``black_seat_after(choice)``: the ``black_seat`` once seat 2 has chosen colour ``choice``.
 * ``CHOICES`` (the words, in ``legal_moves`` order), ``parse_choice(text)`` -> colour or None,
   ``format_choice(colour)`` -> word: the choice move's notation.
-* ``choice_steps(prefix)``: the step-wise entry of the choice (one click on a word).
+* ``choice_steps(prefix, prompt)``: the step-wise entry of the choice (one click on a word), its
+  prompt saying what each colour gets in this position (``choice_prompt``).
 * ``view_colours(black_seat)``: the view's ``colours`` by seat, None before the choice.
 
 >>> from games.seats import BLACK, WHITE
@@ -51,7 +52,7 @@ OVER: Final = "over"
 PHASES: Final = (SETUP, CHOOSE, PLAY, OVER)
 #: Seat 2's words, in the order ``legal_moves`` lists them.
 CHOICES: Final = COLOURS
-#: The ``steps`` prompt of the choice: the words are the colours, offered as words, not cells.
+#: The ``steps`` prompt of the choice when a game does not say what each colour gets.
 CHOICE_PROMPT: Final = "Choose your colour: black or white"
 
 
@@ -85,17 +86,39 @@ def format_choice(colour: Colour) -> str:
     return COLOURS[colour]
 
 
-def choice_steps(prefix: Sequence[str]) -> Steps:
-    """Step-wise entry of the choice: one click on ``black`` or ``white``.
+def choice_prompt(black: str, white: str) -> str:
+    """The choice's prompt: what each colour gets in this position, said once (the page's
+    buttons name the colours themselves).
+
+    >>> choice_prompt("owns the stack on e5", "moves next")
+    'Black owns the stack on e5; White moves next'
+    """
+    return f"Black {black}; White {white}"
+
+
+def cells_text(cells: Sequence[str]) -> str:
+    """Cell names as words: ``c3``, ``c3 and c4``, ``c3, c4 and d5``.
+
+    >>> cells_text(["c3"]), cells_text(["c3", "c4"]), cells_text(["c3", "c4", "d5"])
+    ('c3', 'c3 and c4', 'c3, c4 and d5')
+    """
+    return cells[0] if len(cells) == 1 else f"{', '.join(cells[:-1])} and {cells[-1]}"
+
+
+def choice_steps(prefix: Sequence[str], prompt: str = CHOICE_PROMPT) -> Steps:
+    """Step-wise entry of the choice: one click on ``black`` or ``white``; ``prompt`` says what
+    each colour gets (``choice_prompt``).
 
     >>> choice_steps([]).next, choice_steps(["white"]).move
     (('black', 'white'), 'white')
-    >>> choice_steps([]).prompt, choice_steps(["white"]).prompt
-    ('Choose your colour: black or white', 'Take white')
+    >>> choice_steps([], choice_prompt("owns e5", "moves next")).prompt
+    'Black owns e5; White moves next'
+    >>> choice_steps(["white"]).prompt
+    'Take white'
     """
     prefix = tuple(prefix)
     if not prefix:
-        return Steps(prefix, CHOICES, None, prompt=CHOICE_PROMPT)
+        return Steps(prefix, CHOICES, None, prompt=prompt)
     if len(prefix) == 1 and prefix[0] in CHOICES:
         return Steps(prefix, (), prefix[0], prompt=f"Take {prefix[0]}")
     raise IllegalMoveError(f"No legal move starts with {' '.join(prefix)}")
@@ -116,6 +139,8 @@ __all__ = [
     "PLAY",
     "SETUP",
     "black_seat_after",
+    "cells_text",
+    "choice_prompt",
     "choice_steps",
     "format_choice",
     "parse_choice",

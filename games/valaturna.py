@@ -64,6 +64,7 @@ from .pie import (
     PLAY,
     SETUP,
     black_seat_after,
+    choice_prompt,
     choice_steps,
     format_choice,
     parse_choice,
@@ -71,7 +72,7 @@ from .pie import (
     view_colours,
 )
 from .seats import BLACK, COLOURS, LETTERS, NO_SEAT, WHITE, Colour, other, seat_of
-from .view import CellView, View, make_view, row_labels
+from .view import CellView, Effects, Role, View, make_view, row_labels
 
 # Colours are the indices of games.seats (BLACK, WHITE = 0, 1); a stack is written as text, one
 # letter per piece, colour c being LETTERS[c] ("wb": black on white).
@@ -299,10 +300,6 @@ class Rules(BaseRules[State, Move]):
     def view(self, state: State) -> View:
         """Points joined by lattice lines, stacks bottom to top, heights per colour as counters."""
         names = self.board.names
-        placed = self.board.by_name.get(state.last_text or "")
-        marks = {
-            i: "placed" if placed is None or i == placed else "captured" for i in state.last_cells
-        }
         cells: list[CellView] = []
         for i, (q, r) in enumerate(self.board.cells):
             cell: CellView = {
@@ -311,8 +308,6 @@ class Rules(BaseRules[State, Move]):
                 "r": r,
                 "stack": [_NAME_OF_LETTER[ch] for ch in state.stacks[i]],
             }
-            if i in marks:
-                cell["mark"] = marks[i]
             cells.append(cell)
         heights = {c: _heights(state.stacks, c) for c in (BLACK, WHITE)}
         counters = [
@@ -325,8 +320,13 @@ class Rules(BaseRules[State, Move]):
         ]
         counters.append({"label": "Consecutive passes", "value": state.passes, "seat": None})
         last = None
+        effects = Effects()
         if state.last_text is not None:
             last = (state.last_text, [names[i] for i in state.last_cells])
+            placed = self.board.by_name.get(state.last_text)
+            for i in state.last_cells:  # a setup's two points, or a placement and its captures
+                role: Role = "placed" if placed is None or i == placed else "flipped"
+                effects.add(names[i], role, +1)  # [§7.9] a capture adds one piece
         return make_view(
             game=self.slug,
             kind="points",
@@ -339,6 +339,7 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
+            effects=effects.rows(),
         )
 
     # --- step-wise entry -----------------------------------------------------------------------
@@ -374,8 +375,14 @@ class Rules(BaseRules[State, Move]):
                 hints: dict[str, Any] = {n: {"stack": [colour]} for n in nxt}
                 prompt = "Place the white stack" if prefix else "Set up: place the black stack"
                 return Steps(prefix, nxt, None, hints, prompt, changes)
-        elif state.phase == CHOOSE:
-            return choice_steps(prefix)
+        elif state.phase == CHOOSE:  # [§7.15] Black moves first
+            black, white = (
+                self.board.names[state.stacks.index(LETTERS[c])] for c in (BLACK, WHITE)
+            )
+            prompt = choice_prompt(
+                f"owns the stack on {black} and moves first", f"owns the stack on {white}"
+            )
+            return choice_steps(prefix, prompt)
         elif state.phase == PLAY:
             points = self._placements(state.stacks, state.colour)
             if not prefix:

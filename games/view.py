@@ -19,7 +19,11 @@ The browser's board renderer draws a view and nothing else. Every game's ``Rules
 ``to_move``     the seat to move, or None when over.
 ``colours``     ``{"1": colour or None, "2": colour or None}`` (None before the pie choice).
 ``phase``       ``"setup"``, ``"choose"``, ``"play"`` or ``"over"`` (``games.pie``).
-``last_move``   :class:`LastMove`, ``{"text": canonical text, "cells": [ids]}``, or None.
+``last_move``   :class:`LastMove`, ``{"text", "cells", "effects"}``, or None: the canonical text,
+                the cells the move went through in order (a moving stack's origin, each cell it
+                entered, its end; placed and changed cells otherwise), and ``effects``, what the
+                move did on each cell it changed (:class:`Effect`, in reading order): ``roles``
+                from :data:`ROLES` and ``delta``, the cell's height after minus before.
 ``counters``    :class:`Counter` list, ``[{"label": "Stock", "value": 12, "seat": 1 or None}]``,
                 shown beside the board.
 ``outcome``     :class:`OutcomeView` (``Outcome.to_json()``) or None.
@@ -35,7 +39,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal, NotRequired, cast
+from typing import Any, Literal, NotRequired, cast, get_args
 
 # pydantic reads TypedDicts from typing_extensions on Python 3.11 (typing's lacks what it needs)
 from typing_extensions import TypedDict
@@ -46,8 +50,42 @@ from .hexgrid import HexBoard
 BoardKind = Literal["hex", "points", "field"]
 Phase = Literal["setup", "choose", "play", "over"]
 Seat = Literal[1, 2]
+#: What a move did on a cell (a cell may have several, listed in this order):
+#: ``origin``       a piece or stack left the cell to move (its height went with it);
+#: ``path``         the moving stack passed through the cell, which it left as it was;
+#: ``destination``  where the move went: the moving stack's end (Exxit: the dance's target);
+#: ``placed``       a new piece was put on the cell (setups and placements);
+#: ``captured``     a piece was taken off the board here (Sgolte's capture, Harmijan's bite);
+#: ``replaced``     a stone the move had captured was put back here by its captor (Sgolte);
+#: ``fed``          a piece of the stack's own colour went on its top (Jotun);
+#: ``eaten``        the stack lost its top piece to the moving stack (Jotun);
+#: ``ate``          the stack took a piece of the moving stack under itself (Jotun);
+#: ``flipped``      the mover's piece went on top of an enemy stack, now the mover's (Valaturna);
+#: ``sown``         a dance dropped one pawn on the stack (Exxit);
+#: ``prisoner``     a dance dropped its last pawns off the field here, a new prisoner stack (Exxit);
+#: ``freed``        the prisoners here went back to the reserves and a tile was laid (Exxit);
+#: ``changed``      any other change of the stack (no game of this package gives it).
+Role = Literal[
+    "origin",
+    "path",
+    "destination",
+    "placed",
+    "captured",
+    "replaced",
+    "fed",
+    "eaten",
+    "ate",
+    "flipped",
+    "sown",
+    "prisoner",
+    "freed",
+    "changed",
+]
 KINDS: tuple[BoardKind, ...] = ("hex", "points", "field")
 PHASES: tuple[Phase, ...] = ("setup", "choose", "play", "over")
+ROLES: tuple[Role, ...] = get_args(Role)
+#: One cell's effect as games build it: ``(cell id, roles, delta)``.
+EffectRow = tuple[str, Sequence[Role], int]
 
 
 class CellView(TypedDict):
@@ -82,11 +120,22 @@ SeatColours = TypedDict("SeatColours", {"1": str | None, "2": str | None})
 SeatColours.__doc__ = "The colour each seat holds (None before the pie choice)."
 
 
+class Effect(TypedDict):
+    """What the last move did on one cell: its roles (in the order of the list of roles) and the
+    change of the cell's height (pieces after minus pieces before; 0 when only its owner changed)."""
+
+    id: str
+    roles: list[Role]
+    delta: int
+
+
 class LastMove(TypedDict):
-    """The last move's canonical text and the cells it touched, to highlight."""
+    """The last move: its canonical text, the cells it went through in order, and what it did on
+    each cell it changed."""
 
     text: str
     cells: list[str]
+    effects: list[Effect]
 
 
 class Counter(TypedDict):
@@ -129,6 +178,7 @@ for _typed in (
     RowLabel,
     BoardView,
     SeatColours,
+    Effect,
     LastMove,
     Counter,
     OutcomeView,
@@ -163,9 +213,14 @@ def make_view(
     last_move: tuple[str, Iterable[str]] | None,
     counters: Iterable[Mapping[str, Any]] = (),
     outcome: Outcome | None = None,
+    effects: Iterable[EffectRow] = (),
 ) -> View:
     """Assemble a view with every key present, so the browser never guesses; ValueError if a
-    field is outside the schema (a board kind, phase or seat that the browser does not know)."""
+    field is outside the schema (a board kind, phase or seat that the browser does not know, or
+    an effect on no cell of the view, or with a role not in :data:`ROLES`).
+
+    ``effects`` are the last move's (ignored without one), in any order: the view lists them in
+    the order of ``cells``."""
     if kind not in KINDS:
         raise ValueError(f"unknown board kind {kind!r} (known: {', '.join(KINDS)})")
     if phase not in PHASES:
@@ -182,10 +237,58 @@ def make_view(
         "phase": "over" if outcome is not None else phase,
         "last_move": None
         if last_move is None
-        else {"text": last_move[0], "cells": list(last_move[1])},
+        else {
+            "text": last_move[0],
+            "cells": list(last_move[1]),
+            "effects": _effects(effects, cells),
+        },
         "counters": [_counter(c) for c in counters],
         "outcome": None if outcome is None else cast(OutcomeView, outcome.to_json()),
     }
+
+
+def _effects(rows: Iterable[EffectRow], cells: Sequence[CellView]) -> list[Effect]:
+    """The rows as the view's effects, in the order of ``cells``, each cell's roles in
+    :data:`ROLES` order; ValueError for a cell the view has not, a repeated cell or an unknown role."""
+    order = {c["id"]: i for i, c in enumerate(cells)}
+    out: dict[str, Effect] = {}
+    for cell, roles, delta in rows:
+        if cell not in order:
+            raise ValueError(f"the last move's effect on {cell!r}: no such cell in the view")
+        if cell in out:
+            raise ValueError(f"the last move's effects name {cell!r} twice")
+        unknown = [r for r in roles if r not in ROLES]
+        if unknown:
+            raise ValueError(f"unknown role {unknown[0]!r} (known: {', '.join(ROLES)})")
+        out[cell] = {"id": cell, "roles": sorted(set(roles), key=ROLES.index), "delta": delta}
+    return sorted(out.values(), key=lambda e: order[e["id"]])
+
+
+class Effects:
+    """What a move did, gathered cell by cell: ``add`` a role to a cell with the height it brought
+    (or, negative, took away); :meth:`rows` gives them for :func:`make_view`'s ``effects``.
+
+    >>> e = Effects().add("c2", "captured", -1).add("c2", "replaced", +1).add("c6", "placed", +1)
+    >>> e.rows()
+    (('c2', ('captured', 'replaced'), 0), ('c6', ('placed',), 1))
+    """
+
+    def __init__(self) -> None:
+        self._cells: dict[str, tuple[tuple[Role, ...], int]] = {}
+
+    def add(self, cell: str, role: Role, delta: int = 0) -> Effects:
+        """Record that the move did ``role`` on ``cell``, changing its height by ``delta``."""
+        roles, total = self._cells.get(cell, ((), 0))
+        self._cells[cell] = (roles if role in roles else (*roles, role), total + delta)
+        return self
+
+    def rows(self) -> tuple[EffectRow, ...]:
+        """``(cell, roles, delta)`` per cell, in the order the cells were first added; hashable,
+        so that a frozen state can keep them."""
+        return tuple(
+            (cell, tuple(sorted(roles, key=ROLES.index)), delta)
+            for cell, (roles, delta) in self._cells.items()
+        )
 
 
 def _counter(counter: Mapping[str, Any]) -> Counter:
@@ -199,13 +302,18 @@ def _counter(counter: Mapping[str, Any]) -> Counter:
 __all__ = [
     "KINDS",
     "PHASES",
+    "ROLES",
     "BoardKind",
     "BoardView",
     "CellView",
     "Counter",
+    "Effect",
+    "EffectRow",
+    "Effects",
     "LastMove",
     "OutcomeView",
     "Phase",
+    "Role",
     "RowLabel",
     "Seat",
     "SeatColours",

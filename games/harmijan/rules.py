@@ -25,7 +25,7 @@ from ..pie import (
     view_colours,
 )
 from ..seats import BLACK, COLOURS, WHITE, other, seat_of
-from ..view import CellView, View, make_view, row_labels
+from ..view import CellView, EffectRow, Effects, View, make_view, row_labels
 from . import shapes
 from .notation import read_move, write_move
 from .shapes import ShapeClass
@@ -201,7 +201,26 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=outcome,
+            effects=self._last_effects(state),
         )
+
+    def _last_effects(self, state: State) -> tuple[EffectRow, ...]:
+        """What the last move did: a setup's four stones placed; a turn's stone gone from its
+        origin and on its destination (an enemy stone bitten there [H5]), and the new stone (on
+        the origin itself if it was placed there [H17])."""
+        names = self.board.names
+        cells = state.last_cells
+        effects = Effects()
+        if len(cells) == 3 and state.last_move is not None:  # a turn: g3-g4@j4, g3xg6@g1
+            s, x, y = (names[i] for i in cells)
+            effects.add(s, "origin", -1).add(x, "destination", +1)
+            if state.last_move[len(s)] == "x":  # a bite
+                effects.add(x, "captured", -1)
+            effects.add(y, "placed", +1)
+        else:  # the setup (four stones), or nothing for a choice and a pass
+            for i in cells:
+                effects.add(names[i], "placed", +1)
+        return effects.rows()
 
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
         """Setup: the black pair then the white pair; turn: stone, destination, new stone."""

@@ -21,7 +21,7 @@ from ..base import Steps, play_prompt
 from ..bitboard import bits
 from ..errors import IllegalMoveError
 from ..hexgrid import HexBoard
-from ..pie import CHOOSE, PLAY, SETUP, choice_steps
+from ..pie import CHOOSE, PLAY, SETUP, cells_text, choice_prompt, choice_steps
 from ..seats import COLOURS, other
 from .notation import write_move
 from .state import PASS, Setup, State, Turn, own_enemy
@@ -35,8 +35,12 @@ def steps(board: HexBoard, turn_table: TurnTable, state: State, prefix: Sequence
     prefix = tuple(prefix)
     if state.phase == SETUP:
         return _setup_steps(board, prefix)
-    if state.phase == CHOOSE:
-        return choice_steps(prefix)
+    if state.phase == CHOOSE:  # [H16] Black moves first
+        black, white = (cells_text([board.names[i] for i in bits(s)]) for s in state.stones)
+        prompt = choice_prompt(
+            f"owns the stones on {black} and moves first", f"owns the stones on {white}"
+        )
+        return choice_steps(prefix, prompt)
     if state.phase == PLAY and not state.must_pass:
         return _turn_steps(board, turn_table, state, prefix)
     words: tuple[str, ...] = (PASS,) if state.phase == PLAY else ()

@@ -39,7 +39,8 @@ Readings chosen where the spec is silent:
   result is always written ``o-d``). The state's display field ``last_text`` is therefore the text
   as entered (the canonical text whenever the move came from ``legal_moves``, ``steps`` or a
   canonical record); it is excluded from ``==`` and ``key``, as are ``last_cells`` (the origin and
-  every cell the stack entered, for drawing the path).
+  every cell the stack entered, for drawing the path) and ``last_board`` (the board before the
+  move: the view compares the two to say what the move did to each stack, ``stack_roles``).
 * A text whose inner waypoint is no change of direction names no path and is illegal (§9 rule 3).
 * Cell names are read case-insensitively; ``-`` separates waypoints, spaces around it are allowed.
 * Step-wise entry: click the origin, then the destination, then, only if several results reach

@@ -23,11 +23,12 @@ from ..pie import (
     view_colours,
 )
 from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, seat_of
-from ..view import CellView, View, make_view, row_labels
+from ..view import CellView, EffectRow, Effects, Role, View, make_view, row_labels
 from . import steps as entry
 from .notation import OriginMoves, collect, normalise, way_text, waypoints
 from .search import BoardInfo, Found, OverBudget, Search
 from .state import (
+    LETTERS,
     MASK_S,
     Ending,
     H,
@@ -294,6 +295,7 @@ class Rules(BaseRules[State, Move]):
                 ply=2,
                 last_text=move.word,
                 last_cells=(),
+                last_board=(),
             )
         if move.kind == "place":
             (c,) = move.cells
@@ -309,6 +311,7 @@ class Rules(BaseRules[State, Move]):
                     ply=1,
                     last_text=names[c],
                     last_cells=(c,),
+                    last_board=state.board,
                 )
             if state.phase != PLAY or not can_place(self.geo, state.board, state.colour, c):
                 raise IllegalMoveError(f"{names[c]} is not a legal placement", rule="A3")
@@ -345,6 +348,7 @@ class Rules(BaseRules[State, Move]):
             ending=self._ending(board, ply, state.colour),
             last_text=text,
             last_cells=cells,
+            last_board=state.board,
         )
 
     def outcome(self, state: State) -> Outcome | None:
@@ -480,4 +484,67 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
+            effects=last_effects(grid.names, state),
         )
+
+
+# -- what the last move did -----------------------------------------------------------------------
+
+
+def stack_roles(before: str, after: str) -> tuple[Role, ...]:
+    """What happened to a stack that the mover did not enter, from its letters (bottom to top)
+    before and after the move.
+
+    A group interacts once, when the mover first touches it [A15]: it is consumed (``eaten``), fed,
+    or, stronger than the mover, it takes a piece of the mover under itself (``ate``) [A20]. Later
+    a consumer may feed it as an ally [A21], so ``eaten`` and ``ate`` can each come with ``fed``
+    (``fed`` then ``ate`` leaves the same stack as ``ate`` then ``fed``).
+
+    >>> stack_roles("WW", "WWW"), stack_roles("WBB", "WB"), stack_roles("W", "BW")
+    (('fed',), ('eaten',), ('ate',))
+    >>> stack_roles("BW", "BB"), stack_roles("WW", "BWWW")
+    (('eaten', 'fed'), ('ate', 'fed'))
+    """
+    if before:
+        top, under = before[-1], LETTERS[1 - LETTERS.index(before[-1])]
+        if after == before[:-1]:
+            return ("eaten",)
+        if after == before + top:
+            return ("fed",)
+        if after == under + before:
+            return ("ate",)
+        if after == under + before + top:
+            return ("ate", "fed")
+        if len(before) > 1 and after == before[:-1] + before[-2]:
+            return ("eaten", "fed")
+    return ("changed",)  # never met: a stack changes only in the ways above
+
+
+def last_effects(names: Sequence[str], state: State) -> tuple[EffectRow, ...]:
+    """What the last action did, cell by cell: a placement's piece; a movement's origin (its
+    height gone), the cells it entered, its destination (the mover's height on arrival) and every
+    stack it changed (eaten, fed, ate [A19-A21]) with its change of height. A cell the mover
+    entered was empty when entered: a stack there had been eaten away earlier in the move."""
+    before, after, cells = state.last_board, state.board, state.last_cells
+    if not cells or not before:
+        return ()
+    effects = Effects()
+    if len(cells) == 1:
+        return effects.add(names[cells[0]], "placed", +1).rows()
+    origin, entered = cells[0], set(cells[1:])
+    effects.add(names[origin], "origin", -(before[origin] >> 16))
+    for c in cells[1:-1]:
+        effects.add(names[c], "path")
+    effects.add(names[cells[-1]], "destination")
+    for c, (was, now) in enumerate(zip(before, after, strict=True)):
+        if c == origin or (was == now and c not in entered):
+            continue
+        delta = (now >> 16) - (was >> 16)
+        roles = stack_roles(decode(was), "" if c in entered else decode(now)) if was else ()
+        if c in entered:  # its role is there already: add the change of height
+            effects.add(names[c], "destination" if c == cells[-1] else "path", delta)
+            delta = 0
+        for role in roles:
+            effects.add(names[c], role, delta)
+            delta = 0
+    return effects.rows()

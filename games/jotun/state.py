@@ -113,8 +113,10 @@ class State:
     """A Jotun position. ``board`` holds a stack code per cell index (reading order), 0 if empty.
 
     ``colour`` is the colour to move in play; ``black_seat`` the seat holding Black (0 before the
-    choice); ``ply`` counts actions, setup and choice included. ``last_text``/``last_cells`` are for
-    display only and take no part in ``==`` or ``key``.
+    choice); ``ply`` counts actions, setup and choice included. ``last_text``/``last_cells`` (the
+    origin and every cell the mover entered, or the placed cell) and ``last_board`` (the board
+    before the last move, which the view compares to tell what the move did) are for display only
+    and take no part in ``==`` or ``key``.
     """
 
     size: int
@@ -126,6 +128,7 @@ class State:
     ending: Ending | None = None
     last_text: str | None = field(default=None, compare=False)
     last_cells: tuple[int, ...] = field(default=(), compare=False)
+    last_board: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..base import Steps, play_prompt
 from ..errors import IllegalMoveError
-from ..pie import CHOOSE, SETUP, choice_steps
+from ..pie import CHOOSE, SETUP, choice_prompt, choice_steps
 from .notation import OriginMoves, way_text
 from .search import Search
 from .state import Geo, H, Move, State, can_place, colours_of, origins, placements
@@ -64,8 +64,9 @@ def steps(s: Searches, state: State, prefix: Sequence[str]) -> Steps:
         if prefix:
             raise IllegalMoveError("The game is over")
         return Steps(prefix, (), None)
-    if state.phase == CHOOSE:
-        return choice_steps(prefix)
+    if state.phase == CHOOSE:  # [A31] the setup stack is black; White moves next
+        (stack,) = (names[c] for c, code in enumerate(state.board) if code)
+        return choice_steps(prefix, choice_prompt(f"owns the stack on {stack}", "moves next"))
     if state.phase == SETUP:
         if not prefix:
             return Steps(prefix, tuple(sorted(names)), None, prompt=SETUP_PROMPT)

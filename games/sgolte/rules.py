@@ -25,7 +25,7 @@ from ..pie import (
     view_colours,
 )
 from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, other, seat_of
-from ..view import CellView, View, make_view, row_labels
+from ..view import CellView, EffectRow, Effects, View, make_view, row_labels
 from .capture import after_capture, is_line, removal_ok
 from .geometry import merging_cells, touch
 from .notation import canonical, read_move, write_move
@@ -389,4 +389,19 @@ class Rules(BaseRules[State, Move]):
             last_move=last,
             counters=counters,
             outcome=self.outcome(state),
+            effects=self._last_effects(state),
         )
+
+    def _last_effects(self, state: State) -> tuple[EffectRow, ...]:
+        """What the last move did: the placed stone, each captured stone gone and each re-placed
+        stone put down (a re-placement may fill a cell just captured [7]: both, height unchanged)."""
+        if not state.last_cells or state.last_text is None:
+            return ()  # the choice
+        move = read_move(self.geo, state.last_text)
+        assert move.place is not None
+        effects = Effects().add(move.place, "placed", +1)
+        for c in move.capture:
+            effects.add(c, "captured", -1)
+        for c in move.replace:
+            effects.add(c, "replaced", +1)
+        return effects.rows()

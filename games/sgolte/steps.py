@@ -15,8 +15,8 @@ from __future__ import annotations
 from ..base import Steps, play_prompt
 from ..bitboard import bits, mask
 from ..errors import IllegalMoveError
-from ..pie import CHOOSE, OVER, SETUP, choice_steps
-from ..seats import COLOURS
+from ..pie import CHOOSE, OVER, SETUP, choice_prompt, choice_steps
+from ..seats import BLACK, COLOURS
 from .capture import after_capture
 from .geometry import group_contacts, merging_cells
 from .notation import write_move
@@ -32,8 +32,9 @@ def steps(search: Search, state: State, prefix: tuple[str, ...]) -> Steps:
         if prefix:
             raise IllegalMoveError("The game is over")
         return Steps(prefix=prefix, next=(), move=None)
-    if state.phase == CHOOSE:
-        return choice_steps(prefix)
+    if state.phase == CHOOSE:  # [13] the setup stone is black; White moves next
+        (stone,) = geo.names_of(bits(state.stones[BLACK]))
+        return choice_steps(prefix, choice_prompt(f"owns the stone on {stone}", "moves next"))
     if state.phase == SETUP:
         if not prefix:
             return Steps(prefix, geo.names, None, prompt="Set up: place the opening black stone")

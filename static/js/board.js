@@ -6,10 +6,16 @@
 // "field" (Exxit's growing field of tiles, fitted to its extent, prisoners beside it).
 // With `onToken` the board is a keyboard grid: one tab stop, arrows move between cells (Left/Right
 // west/east, Up/Down to the row above/below, keeping the column), Enter or Space clicks, Escape
-// calls `onCancel`; offered cells are announced through `onAnnounce`.
+// calls `onCancel`; offered cells are announced through `onAnnounce`. On a touch screen whose
+// cells are narrower than a fingertip, a tap opens a magnifier (loupe.js) where the tap chooses.
+// The last move is drawn from what the rules say it did (lastmove.js); a move being built shows
+// the position it leaves (`changes`), a stack picked up to move drawn lifted over its cell.
 
-import { boardLabels, bounds, hexCorners, key, round, toPixel } from "./hexlayout.js";
+import { boardLabels, bounds, cellShape, hexCorners, key, round, toPixel } from "./hexlayout.js";
+import { animateLastMove, effectWords, effectsOf, hasBadge, lastMoveSvg, signed } from "./lastmove.js";
+import { Loupe } from "./loupe.js";
 import { escapeHtml as esc } from "./page.js";
+import { hintSvg } from "./preview.js";
 import { colourClass, colourName, describeStack, stackSvg } from "./stacks.js";
 
 const SIZE = 10; // cell radius in SVG units
@@ -17,17 +23,24 @@ const NS = "http://www.w3.org/2000/svg";
 const KEYS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 const still = () => matchMedia("(prefers-reduced-motion: reduce)").matches;
 const has = (o, k) => !!o && Object.prototype.hasOwnProperty.call(o, k);
+/** Offered cells beyond this many get quieter dots: smaller and paler. */
+const MANY = 20;
 
 export class Board {
   /**
    * @param {Element} el container; the SVG is created inside it
    * @param {object} opts onToken(token), onHover(token|null, hint), onCancel(), onAnnounce(text),
-   *   labels (bool), title (string), maxScale (number)
+   *   labels (bool), title (string), maxScale (number), coordinates (bool: a field's cell names;
+   *   default on for a board nobody plays on, such as a diagram, off for a playable one)
    */
   constructor(el, opts = {}) {
     this.el = el;
     this.opts = { labels: true, ...opts };
     this.live = !!this.opts.onToken;
+    this.size = SIZE;
+    this.coordinates = this.opts.coordinates ?? !this.live;
+    this.loupe = this.live ? new Loupe(this) : null;
+    this.pointer = "mouse";
     this.view = null;
     this.steps = null;
     this.hover = null;
@@ -37,6 +50,7 @@ export class Board {
     this.svg = document.createElementNS(NS, "svg");
     this.svg.setAttribute("class", "board-svg");
     el.appendChild(this.svg);
+    for (const type of ["pointerover", "pointerdown"]) this.svg.addEventListener(type, (e) => (this.pointer = e.pointerType));
     this.svg.addEventListener("click", (e) => this._click(e));
     this.svg.addEventListener("mouseover", (e) => this._over(e));
     this.svg.addEventListener("mouseleave", () => this._setHover(null));
@@ -55,11 +69,14 @@ export class Board {
     this.view = view;
     this.steps = steps;
     this.hover = null;
+    if (this.loupe) this.loupe.close();
     this.render();
     this._announce();
     const a = prev && prev.last_move;
     const b = view.last_move;
-    if (prev && b && prev.game === view.game && (!a || a.text !== b.text) && !still()) this._animate(prev);
+    if (prev && b && prev.game === view.game && (!a || a.text !== b.text) && !still()) {
+      animateLastMove(this, prev, this._radius());
+    }
   }
 
   /** The server's answer for the clicks so far ({prefix, next, hints, changes}), or null. */
@@ -68,6 +85,13 @@ export class Board {
     this.hover = null;
     this.render();
     this._announce();
+    if (this.loupe) this.loupe.refresh();
+  }
+
+  /** Show or hide the cell names of a field (Exxit's `q,r`, what a typed move uses). */
+  setCoordinates(on) {
+    this.coordinates = !!on;
+    this.render();
   }
 
   /** Turn the board by 180 degrees; text stays upright. */
@@ -94,12 +118,14 @@ export class Board {
     return has(ch, c.id) ? ch[c.id] : c.stack;
   }
 
-  _name(c, next = this._next(), prefix = new Set()) {
+  _name(c, next = this._next(), prefix = new Set(), effect = null, lifted = null) {
     const ch = this.steps && this.steps.changes;
     const off = this.view.board.kind === "field" && !c.tile;
-    const stack = this._stack(c);
+    const stack = c.id === lifted ? c.stack : this._stack(c);
     let text = `${c.id}, ${off && stack.length ? "prisoners, " : ""}${describeStack(stack, has(ch, c.id) ? null : c.strength)}`;
-    if (has(ch, c.id)) text += ", pending";
+    if (c.id === lifted) text += ", picked up";
+    else if (has(ch, c.id)) text += ", pending";
+    if (effect) text += `, ${effectWords(effect)}`;
     if (c.mark && c.mark.startsWith("territory-")) text += `, ${c.mark.slice(10)} territory`;
     else if (c.mark === "scored") text += ", scored";
     if (prefix.has(c.id)) text += ", selected";
@@ -111,6 +137,27 @@ export class Board {
     return new Set(this.steps ? this.steps.next : []);
   }
 
+  /** The radius of a one-piece stack on this board. */
+  _radius() {
+    return SIZE * ({ points: 0.7, field: 0.6 }[this.view.board.kind] || 0.74);
+  }
+
+  /**
+   * The stack picked up to move, if any: the last click emptied a cell of the mover's that held
+   * a stack, and a next click is awaited (where it goes). Read from the steps, not from a rule.
+   */
+  _lifted() {
+    const st = this.steps;
+    const v = this.view;
+    if (!st || !st.prefix.length || !st.next.length || !v.to_move) return null;
+    const id = st.prefix[st.prefix.length - 1];
+    const c = this.cells.get(id);
+    const mine = v.colours && v.colours[String(v.to_move)];
+    const ch = st.changes || {};
+    if (!c || !c.stack.length || !mine || !has(ch, id) || ch[id].length) return null;
+    return colourClass(c.stack[c.stack.length - 1]) === colourClass(mine) ? id : null;
+  }
+
   render() {
     const v = this.view;
     if (!v) return;
@@ -120,12 +167,17 @@ export class Board {
     const next = this._next();
     const prefix = new Set(this.steps ? this.steps.prefix : []);
     const changes = (this.steps && this.steps.changes) || {};
-    const last = new Set(v.last_move ? v.last_move.cells : []);
+    const effects = effectsOf(v);
+    const lifted = this._lifted();
     // The board's one tab stop: the last focused cell, else the middle one.
     if (!this.cells.has(this.focusId)) this.focusId = v.cells.length ? v.cells[v.cells.length >> 1].id : null;
     const pts = [];
-    const out = { cells: [], marks: [], terr: [], pieces: [], coords: [], labels: [], hits: [], overlay: [] };
-    const radius = SIZE * ({ points: 0.7, field: 0.6 }[kind] || 0.74);
+    const out = { cells: [], marks: [], pieces: [], badges: [], hand: [], coords: [], labels: [], hits: [], overlay: [] };
+    const radius = this._radius();
+    // Many offered cells (an opening, a big board): quieter dots, so the position still reads.
+    // (On a lattice a quiet dot still covers its point, so that an offered point stays told apart.)
+    const quietR = round(SIZE * (kind === "points" ? 0.2 : 0.14));
+    const dot = next.size > MANY ? { cls: "dest dot quiet", quiet: " quiet", r: quietR } : { cls: "dest dot", quiet: "", r: round(SIZE * 0.24) };
 
     if (kind === "points") this._drawLines(v, out);
     let row = null;
@@ -142,27 +194,32 @@ export class Board {
         out.cells.push(`<polygon class="cell ${tone}" points="${hexCorners(x, y, SIZE * (off ? 0.93 : kind === "field" ? 0.96 : 1))}"/>`);
       }
       if (c.mark && c.mark.startsWith("territory-")) {
-        // An empty cell that counts for one colour: a small hexagon of that colour, drawn above
-        // the last-move highlight so that neither hides the other.
-        out.terr.push(`<polygon class="territory pc-${colourClass(c.mark.slice(10))}" points="${hexCorners(x, y + SIZE * 0.56, SIZE * 0.22)}"/>`);
+        // An empty cell that counts for one colour: the whole cell tinted with that colour,
+        // under every mark, so that the board stays quiet.
+        out.cells.push(markSvg(kind, x, y, `territory terr-${colourClass(c.mark.slice(10))}`, 1));
       } else if (c.mark && c.mark !== "prisoner") {
         out.marks.push(markSvg(kind, x, y, `mark mark-${esc(c.mark)}`));
       }
-      if (last.has(c.id)) out.marks.push(markSvg(kind, x, y, kind === "field" ? "last edge" : "last", kind === "field" ? 0.98 : 0.86));
-      if (prefix.has(c.id)) out.marks.push(markSvg(kind, x, y, "chosen"));
+      if (prefix.has(c.id) && c.id !== lifted) out.marks.push(markSvg(kind, x, y, "chosen"));
       const pending = has(changes, c.id);
       const stack = pending ? changes[c.id] : c.stack;
-      if (pending) out.marks.push(markSvg(kind, x, y, "pending"));
-      if (stack.length) out.pieces.push(`<g data-at="${esc(c.id)}">${stackSvg(x, y, stack, radius, pending ? null : c.strength)}</g>`);
-      if (kind === "field") out.coords.push(`<text class="coord" x="${X}" y="${round(y + SIZE * 0.72)}" dy="0.35em">${esc(c.id)}</text>`);
+      if (c.id === lifted) {
+        // in hand: drawn raised over its cell, its shadow left on the cell
+        out.marks.push(markSvg(kind, x, y, "chosen"), `<ellipse class="lift-shadow" cx="${X}" cy="${round(y + radius * 0.25)}" rx="${round(radius * 0.95)}" ry="${round(radius * 0.8)}"/>`);
+        out.hand.push(`<g class="lifted" data-at="${esc(c.id)}" data-lifted="true" transform="translate(0 ${round(-radius * 0.55)})">${stackSvg(x, y, c.stack, radius * 1.08, c.strength)}</g>`);
+      } else {
+        if (pending) out.marks.push(markSvg(kind, x, y, "pending"));
+        if (stack.length) out.pieces.push(`<g data-at="${esc(c.id)}">${stackSvg(x, y, stack, radius, pending ? null : c.strength)}</g>`);
+      }
+      if (kind === "field" && this.coordinates) out.coords.push(`<text class="coord" x="${X}" y="${round(y + SIZE * 0.72)}" dy="0.35em">${esc(c.id)}</text>`);
       if (next.has(c.id)) {
         out.marks.push(
           stack.length
-            ? `<circle class="dest ring" cx="${X}" cy="${Y}" r="${round(radius + 1.3)}"/>`
-            : `<circle class="dest dot" cx="${X}" cy="${Y}" r="${SIZE * 0.24}"/>`,
+            ? `<circle class="dest ring${dot.quiet}" cx="${X}" cy="${Y}" r="${round(radius + 1.3)}"/>`
+            : `<circle class="${dot.cls}" cx="${X}" cy="${Y}" r="${dot.r}"/>`,
         );
       }
-      const name = esc(this._name(c, next, prefix));
+      const name = esc(this._name(c, next, prefix, effects.get(c.id), lifted));
       const cls = next.has(c.id) ? "hit can" : "hit";
       const poly = `points="${hexCorners(x, y, SIZE)}"`;
       if (this.live) {
@@ -174,6 +231,15 @@ export class Board {
         out.hits.push(`<polygon class="${cls}" data-id="${esc(c.id)}" ${poly}><title>${name}</title></polygon>`);
       }
     }
+    // The last move, under the pieces (where it went, where from, its trail) and above them
+    // (what it captured, and how much each stack it changed grew or shrank).
+    const shown = (id) => {
+      const c = this.cells.get(id);
+      return c ? this._xy(c.q, c.r) : null;
+    };
+    const lm = lastMoveSvg(v, shown, kind, SIZE, (id) => !this._stack(this.cells.get(id)).length);
+    out.marks.unshift(...lm.marks);
+    out.badges.push(...lm.badges);
     if (this.live && row !== null) out.hits.push("</g>");
     if (this.opts.labels && v.rows && v.rows.length) {
       for (const l of boardLabels(v.rows, v.cells)) {
@@ -188,7 +254,7 @@ export class Board {
       }
     }
     const hint = this.hover && this.steps && this.steps.hints ? this.steps.hints[this.hover] : null;
-    if (hint) out.overlay.push(this._hintSvg(hint));
+    if (hint) out.overlay.push(hintSvg(hint, this.hover, (id) => this.position(id), kind, SIZE));
 
     const b = bounds(pts, SIZE * 1.15);
     const w = b.maxX - b.minX;
@@ -213,8 +279,9 @@ export class Board {
     svg.innerHTML =
       `<g class="cells">${out.cells.join("")}</g>` +
       `<g class="marks">${out.marks.join("")}</g>` +
-      `<g class="terr">${out.terr.join("")}</g>` +
       `<g class="pieces">${out.pieces.join("")}</g>` +
+      `<g class="last-badges">${out.badges.join("")}</g>` +
+      `<g class="hand">${out.hand.join("")}</g>` +
       `<g class="coords" aria-hidden="true">${out.coords.join("")}</g>` +
       `<g class="labels" aria-hidden="true">${out.labels.join("")}</g>` +
       `<g class="overlay">${out.overlay.join("")}</g>` +
@@ -257,69 +324,6 @@ export class Board {
     out.cells.push(`<polygon class="lattice-bg" points="${corners}"/>`, `<path class="line" d="${segs.join("")}"/>`);
   }
 
-  _hintSvg(hint) {
-    // A preview of what a click would do: a path through cells (Jotun) and/or cells to mark.
-    const parts = [];
-    const path = hint.path || hint.waypoints;
-    if (Array.isArray(path) && path.length > 1) {
-      const d = path
-        .map((id, i) => {
-          const p = this.position(id);
-          return p ? `${i ? "L" : "M"}${round(p[0])} ${round(p[1])}` : "";
-        })
-        .join("");
-      parts.push(`<path class="preview-path" d="${d}"/>`);
-    }
-    if (hint.changes) {
-      // The stacks as the move would leave them, drawn small over the cells they replace;
-      // a cross where a cell would be emptied.
-      for (const [id, stack] of Object.entries(hint.changes)) {
-        const p = this.position(id);
-        if (!p || !Array.isArray(stack)) continue;
-        const [x, y] = p.map(round);
-        const k = SIZE * 0.22;
-        parts.push(
-          stack.length
-            ? `<g class="ghost">${stackSvg(x, y, stack, SIZE * 0.45)}</g>`
-            : `<path class="vanish" d="M${x - k} ${y - k}L${x + k} ${y + k}M${x - k} ${y + k}L${x + k} ${y - k}"/>`,
-        );
-      }
-    } else {
-      for (const id of Array.isArray(hint.cells) ? hint.cells : []) {
-        const p = this.position(id);
-        if (p) parts.push(markSvg(this.view.board.kind, p[0], p[1], "preview"));
-      }
-    }
-    return parts.join("");
-  }
-
-  /** Slide the moved pieces along the last move's cells, fade in placed ones, fade out captures. */
-  _animate(prev) {
-    const old = new Map(prev.cells.map((c) => [c.id, c.stack]));
-    const path = this.view.last_move.cells.filter((id) => this.cells.has(id));
-    const from = path.find((id) => (old.get(id) || []).length > this.cells.get(id).stack.length);
-    const opt = { duration: 250, easing: "ease-out" };
-    for (const c of this.view.cells) {
-      const before = old.get(c.id) || [];
-      const [x, y] = this.position(c.id);
-      if (c.stack.length && before.join() !== c.stack.join()) {
-        const g = this.svg.querySelector(`[data-at="${CSS.escape(c.id)}"]`);
-        if (!g) continue;
-        if (from && from !== c.id && path.includes(c.id)) {
-          const i = path.indexOf(from);
-          const j = path.indexOf(c.id);
-          const via = (i < j ? path.slice(i, j) : [from]).map((id) => this.position(id));
-          g.animate([...via.map(([px, py]) => ({ transform: `translate(${round(px - x)}px,${round(py - y)}px)` })), { transform: "none" }], opt);
-        } else g.animate([{ opacity: 0 }, { opacity: 1 }], opt);
-      } else if (!c.stack.length && before.length && c.id !== from) {
-        const ghost = document.createElementNS(NS, "g");
-        ghost.innerHTML = stackSvg(x, y, before, SIZE * ({ points: 0.7, field: 0.6 }[this.view.board.kind] || 0.74));
-        this.svg.querySelector(".overlay").appendChild(ghost);
-        ghost.animate([{ opacity: 1 }, { opacity: 0 }], { ...opt, fill: "forwards" }).onfinish = () => ghost.remove();
-      }
-    }
-  }
-
   /** A plain-text description of the position, for screen readers. */
   describe() {
     const v = this.view;
@@ -341,7 +345,10 @@ export class Board {
     const parts = [...by].map(([col, list]) => `${cap(col)}: ${list.length} ${list.length === 1 ? "stack" : "stacks"}, ${list.join(", ")}.`);
     if (!parts.length) parts.push("The board is empty.");
     for (const [col, n] of terr) parts.push(`${cap(col)} territory: ${n} cells.`);
-    if (v.last_move) parts.push(`Last move: ${v.last_move.text}.`);
+    if (v.last_move) {
+      const changed = (v.last_move.effects || []).filter(hasBadge).map((e) => `${e.id} ${e.roles.join(" and ")} ${signed(e.delta)}`);
+      parts.push(`Last move: ${v.last_move.text}${changed.length ? ` (${changed.join(", ")})` : ""}.`);
+    }
     return parts.join(" ");
   }
 
@@ -366,7 +373,14 @@ export class Board {
   }
 
   _click(e) {
-    this._play(this._target(e));
+    const id = this._target(e);
+    // A finger on cells narrower than a fingertip: magnify first, play nothing yet. (Not for a
+    // click without a pointer, `detail` 0: a screen reader's activation plays the cell it names.)
+    if (this.loupe && e.detail && this.steps && this.steps.next.length && this.loupe.wanted(this.pointer)) {
+      this.loupe.show(e.clientX, e.clientY);
+      return;
+    }
+    this._play(id);
   }
 
   _focus(id, move = true) {
@@ -416,6 +430,7 @@ export class Board {
   }
 
   _over(e) {
+    if (this.pointer === "touch") return; // a finger does not hover: no preview left behind a tap
     const id = this._target(e);
     this._setHover(id && this.steps && this.steps.next.includes(id) ? id : null);
   }
@@ -427,14 +442,13 @@ export class Board {
     if (this.opts.onHover) this.opts.onHover(id, hint || null);
     if (this.steps && this.steps.hints && Object.keys(this.steps.hints).length) {
       const overlay = this.svg.querySelector(".overlay");
-      if (overlay) overlay.innerHTML = hint ? this._hintSvg(hint) : "";
+      if (overlay) overlay.innerHTML = hint ? hintSvg(hint, id, (c) => this.position(c), this.view.board.kind, SIZE) : "";
     }
   }
 }
 
 function markSvg(kind, x, y, cls, f = 0.86) {
-  if (kind === "points") return `<circle class="${cls}" cx="${round(x)}" cy="${round(y)}" r="${SIZE * 0.82}"/>`;
-  return `<polygon class="${cls}" points="${hexCorners(x, y, SIZE * f)}"/>`;
+  return cellShape(kind, x, y, SIZE * (kind === "points" ? Math.min(f, 0.82) : f), cls);
 }
 
 function mod3(n) {

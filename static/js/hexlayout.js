@@ -21,6 +21,16 @@ export function hexCorners(x, y, size) {
   return pts.join(" ");
 }
 
+/**
+ * A cell-shaped SVG element centred on (x, y): a hexagon of radius `r`, or on a lattice of points
+ * (`kind` "points") a circle of radius `r`; `cls` its class, `attrs` more attributes.
+ */
+export function cellShape(kind, x, y, r, cls, attrs = "") {
+  const a = attrs ? ` ${attrs}` : "";
+  if (kind === "points") return `<circle class="${cls}"${a} cx="${round(x)}" cy="${round(y)}" r="${round(r)}"/>`;
+  return `<polygon class="${cls}"${a} points="${hexCorners(x, y, r)}"/>`;
+}
+
 /** A key for maps of cells. */
 export function key(q, r) {
   return `${q},${r}`;

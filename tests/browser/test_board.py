@@ -46,7 +46,8 @@ RENDER = """async (views) => {
       heights: [...svg.querySelectorAll('text.height')].map(e => Number(e.textContent)),
       rows: [...new Set([...svg.querySelectorAll('.label.row')].map(e => e.textContent))],
       numbers: [...new Set([...svg.querySelectorAll('.label.number')].map(e => Number(e.textContent)))],
-      last: svg.querySelectorAll('.last').length,
+      last: [...svg.querySelectorAll('.last')].map(e => e.dataset.cell),
+      badges: [...svg.querySelectorAll('.delta')].map(e => [e.dataset.cell, Number(e.dataset.delta)]),
     });
   }
   return out;
@@ -82,8 +83,13 @@ def test_renderer_draws_every_cell_stack_and_label(
         if view["rows"]:  # every number a cell name uses is written around the board
             numbers = {int(c["id"][1:]) for c in view["cells"]}
             assert set(got["numbers"]) == numbers, slug
-        if view["last_move"]:
-            assert got["last"] == len(
-                set(view["last_move"]["cells"]) & {c["id"] for c in view["cells"]}
-            )
+        if view["last_move"]:  # a mark on each cell it moved from, through or to; a badge on
+            # each stack it changed otherwise, with the change of height
+            effects = view["last_move"]["effects"]
+            moved = {"origin", "path", "destination", "placed", "replaced", "freed"}
+            changed = {"fed", "eaten", "ate", "flipped", "sown", "prisoner", "freed", "changed"}
+            assert got["last"] == [e["id"] for e in effects if moved & set(e["roles"])], slug
+            assert got["badges"] == [
+                [e["id"], e["delta"]] for e in effects if changed & set(e["roles"])
+            ], slug
     screenshots.page(page, f"boards-{theme}")

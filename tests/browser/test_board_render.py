@@ -144,19 +144,30 @@ def test_pending_changes_are_drawn_as_the_real_position(server: LiveServer, gues
     assert page.locator(".ghost").count() == 0
 
 
-def test_exxit_field_shows_the_coordinates_typed_moves_use(
+def test_exxit_field_shows_the_coordinates_typed_moves_use_when_asked(
     server: LiveServer, guests: Guests
 ) -> None:
     rules = games.get("exxit")
     states, _ = random_game(rules, random.Random("board-exxit"), max_plies=30)
     view = rules.view(states[-1])
     page = ready(guests, server)
-    page.evaluate(DRAW, [view, None, None])
+    page.evaluate(DRAW, [view, None, None])  # a board one plays on: no names until asked
+    assert page.locator(".coords .coord").count() == 0
+    page.evaluate("B.setCoordinates(true)")
     coords = page.eval_on_selector_all(".coords .coord", "els => els.map(e => e.textContent)")
     assert coords == [c["id"] for c in view["cells"]]
     # legible: at least 7 px tall on a 640 px board
     height = page.evaluate("document.querySelector('.coord').getBoundingClientRect().height")
     assert height >= 7
+    page.evaluate("B.setCoordinates(false)")
+    assert page.locator(".coords .coord").count() == 0
+    # a board nobody plays on (a diagram) shows them from the start
+    page.evaluate(
+        """(view) => { document.body.replaceChildren();
+          new T.Board(document.body, {}).setView(view); }""",
+        view,
+    )
+    assert page.locator(".coords .coord").count() == len(view["cells"])
 
 
 def _centre(page: Any, selector: str) -> tuple[float, float]:
@@ -253,7 +264,14 @@ def test_describe_and_legend(server: LiveServer, guests: Guests) -> None:
             cell("a2", 1, 0, [], mark="territory-white"),
             cell("b1", 0, 1, ["white"], strength=1),
         ],
-        last_move={"text": "b1-a1", "cells": ["b1", "a1"]},
+        last_move={
+            "text": "b1-a1",
+            "cells": ["b1", "a1"],
+            "effects": [
+                {"id": "a1", "roles": ["destination"], "delta": 2},
+                {"id": "b1", "roles": ["origin"], "delta": -1},
+            ],
+        },
     )
     page = ready(guests, server)
     page.evaluate(DRAW, [view, None, None])
@@ -263,11 +281,15 @@ def test_describe_and_legend(server: LiveServer, guests: Guests) -> None:
     legend = page.inner_text(".legend")
     for words in ("black", "white", "strength", "territory", "last move", "you can play here"):
         assert words in legend
-    # the territory mark is drawn above the last-move highlight
+    for words in ("where it went", "where it came from"):
+        assert words in legend
+    # territory tints the whole cell, under every mark (the last move's included)
     order = page.evaluate(
-        "[...document.querySelectorAll('.last, .territory')].map(e => e.classList[0])"
+        "[...document.querySelectorAll('.board-wrap > svg :is(.last, .territory)')]"
+        ".map(e => e.classList[0])"
     )
-    assert order.index("territory") > order.index("last")
+    assert order == ["territory", "last", "last"]
+    assert page.locator(".board-wrap > svg .cells .territory").count() == 1
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

@@ -163,7 +163,15 @@ def test_10_liberation_and_chain() -> None:
     assert after.reserves == (8, 8) and after.stock == 33
     assert islands(after, BLACK) == [3, 1]
     assert (score(after, RED), score(after, BLACK)) == (4, 7)
-    assert rules.view(after)["last_move"] == {"text": "+2,-1", "cells": ["2,-1", "2,-2"]}
+    assert rules.view(after)["last_move"] == {
+        "text": "+2,-1",
+        "cells": ["2,-1", "2,-2"],
+        # each prisoner stack of the chain back to the reserves, a tile laid on its cell
+        "effects": [
+            {"id": "2,-2", "roles": ["freed"], "delta": -2},
+            {"id": "2,-1", "roles": ["freed"], "delta": -1},
+        ],
+    }
     assert rules.to_move(after) == RED_SEAT
 
 
@@ -411,7 +419,15 @@ def test_view() -> None:
     }
     assert view["to_move"] == BLACK_SEAT
     assert view["colours"] == {"1": "red", "2": "black"}
-    assert view["last_move"] == {"text": "1,-1>0,-1", "cells": ["1,-1", "0,-1", "-1,-1"]}
+    assert view["last_move"] == {
+        "text": "1,-1>0,-1",
+        "cells": ["1,-1", "0,-1", "-1,-1"],
+        "effects": [  # reading order: the prisoner cell, the target, the origin
+            {"id": "-1,-1", "roles": ["prisoner"], "delta": 1},
+            {"id": "0,-1", "roles": ["destination", "sown"], "delta": 1},
+            {"id": "1,-1", "roles": ["origin"], "delta": -2},
+        ],
+    }
     counters = {c["label"]: c["value"] for c in view["counters"]}
     assert counters == {
         "Stock": 35,

@@ -196,7 +196,7 @@ def test_example_7_a_player_without_a_turn_must_pass() -> None:
         rules.steps(state, ["c4"])
     state = rules.play(state, "pass")
     assert rules.to_move(state) == 2 and not state.must_pass
-    assert rules.view(state)["last_move"] == {"text": "pass", "cells": []}
+    assert rules.view(state)["last_move"] == {"text": "pass", "cells": [], "effects": []}
 
 
 def test_example_7_the_game_ends_when_neither_colour_has_a_turn() -> None:
@@ -430,7 +430,15 @@ def test_view_during_play() -> None:
     state = rules.play(rules.play(rules.initial_state(), "f5,f6/c3,c4"), "black")
     state = rules.play(state, "f5-e5@e7")
     view = rules.view(state)
-    assert view["last_move"] == {"text": "f5-e5@e7", "cells": ["f5", "e5", "e7"]}
+    assert view["last_move"] == {
+        "text": "f5-e5@e7",
+        "cells": ["f5", "e5", "e7"],
+        "effects": [  # reading order
+            {"id": "e5", "roles": ["destination"], "delta": 1},
+            {"id": "e7", "roles": ["placed"], "delta": 1},
+            {"id": "f5", "roles": ["origin"], "delta": -1},
+        ],
+    }
     assert view["to_move"] == 1 and view["colours"] == {"1": "white", "2": "black"}
     assert view["colours"][str(view["to_move"])] == "white"
     assert not any("mark" in c for c in view["cells"])

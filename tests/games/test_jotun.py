@@ -413,7 +413,17 @@ def test_view_shows_stacks_last_move_and_counters() -> None:
     cells = {c["id"]: c for c in view["cells"]}
     assert cells["d4"]["stack"] == ["black", "black"]
     assert cells["c3"]["stack"] == ["black"]
-    assert view["last_move"] == {"text": "g3-c3", "cells": ["g3", "f4", "e5", "c3"]}
+    assert view["last_move"] == {
+        "text": "g3-c3",
+        "cells": ["g3", "f4", "e5", "c3"],  # E3: the slide to e5, the jump over d4
+        "effects": [  # reading order
+            {"id": "c3", "roles": ["destination"], "delta": 1},
+            {"id": "d4", "roles": ["fed"], "delta": 1},
+            {"id": "e5", "roles": ["path"], "delta": 0},
+            {"id": "f4", "roles": ["path"], "delta": 0},
+            {"id": "g3", "roles": ["origin"], "delta": -1},
+        ],
+    }
     assert view["phase"] == "play"
     assert any(c["label"] == "Ply" for c in view["counters"])
     json.dumps(view)

@@ -86,6 +86,12 @@ def test_example_3_merge_line_capture_and_replacement() -> None:
     assert r.view(after)["last_move"] == {
         "text": "c6xc2,d3,e4:c2,d3,e4",
         "cells": ["c6", "c2", "d3", "e4"],
+        "effects": [  # each captured stone re-placed on its own cell [7]: owner changed, height not
+            {"id": "c2", "roles": ["captured", "replaced"], "delta": 0},
+            {"id": "c6", "roles": ["placed"], "delta": 1},
+            {"id": "d3", "roles": ["captured", "replaced"], "delta": 0},
+            {"id": "e4", "roles": ["captured", "replaced"], "delta": 0},
+        ],
     }
     # [8] the set is legal, the order c2, e4, d3 is not: d3 would touch {c2} and {e4}
     with pytest.raises(IllegalMoveError, match="re-placed on d3 would join"):
@@ -304,7 +310,7 @@ def test_view_shows_stones_turn_colours_and_counters() -> None:
     v = r.view(s)
     assert v["to_move"] == 2 and v["phase"] == "play"
     assert v["colours"] == {"1": "black", "2": "white"}
-    assert v["last_move"] == {"text": "white", "cells": []}
+    assert v["last_move"] == {"text": "white", "cells": [], "effects": []}
     assert [c["stack"] for c in v["cells"] if c["id"] == "e5"] == [["black"]]
     assert v["counters"] == [
         {"label": "Black stones", "value": 1, "seat": 1},

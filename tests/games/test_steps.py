@@ -92,10 +92,33 @@ def test_prompts_and_changes_along_random_clicks(slug: str, seed: int, pick: ran
 # --- one example per bullet of the issue -----------------------------------------------------------
 
 
-def test_the_pie_choice_names_its_words() -> None:
-    rules = games.get("sgolte", size=5)
-    state = rules.play(rules.initial_state(), "e5")
-    assert rules.steps(state, []).prompt == "Choose your colour: black or white"
+@pytest.mark.parametrize(
+    ("slug", "options", "setup", "prompt"),
+    [
+        ("jotun", {}, "e5", "Black owns the stack on e5; White moves next"),
+        ("sgolte", {"size": 5}, "e5", "Black owns the stone on e5; White moves next"),
+        (
+            "valaturna",
+            {"size": 5},
+            "e3/e7",
+            "Black owns the stack on e3 and moves first; White owns the stack on e7",
+        ),
+        (
+            "harmijan",
+            {"size": 6},
+            "f5,f6/c3,c4",
+            "Black owns the stones on f5 and f6 and moves first; White owns the stones on c3 and c4",
+        ),
+    ],
+)
+def test_the_pie_choice_says_once_what_each_colour_gets(
+    slug: str, options: dict[str, int], setup: str, prompt: str
+) -> None:
+    rules = games.get(slug, **options)
+    state = rules.play(rules.initial_state(), setup)
+    answer = rules.steps(state, [])
+    assert answer.next == ("black", "white") and answer.prompt == prompt
+    assert "black or white" not in answer.prompt  # the buttons name the colours
     assert rules.steps(state, ["white"]).prompt == "Take white"
 
 

@@ -105,7 +105,15 @@ def test_example_6_two_directions_no_cascade() -> None:
         "f4": "w",  # between the black e4 and g4 now, but e5 is not its flanker
         "e5": "b",
     }
-    assert rules.view(after)["last_move"] == {"text": "e5", "cells": ["d4", "e4", "e5"]}
+    assert rules.view(after)["last_move"] == {
+        "text": "e5",
+        "cells": ["d4", "e4", "e5"],
+        "effects": [
+            {"id": "d4", "roles": ["flipped"], "delta": 1},
+            {"id": "e4", "roles": ["flipped"], "delta": 1},
+            {"id": "e5", "roles": ["placed"], "delta": 1},
+        ],
+    }
 
 
 def test_example_7_growth() -> None:
@@ -453,8 +461,7 @@ def test_view_shows_points_stacks_and_counters() -> None:
     cells = {c["id"]: c for c in view["cells"]}
     assert len(cells) == 61
     assert cells["e4"]["stack"] == ["white", "black"]
-    assert cells["e4"]["mark"] == "captured"
-    assert cells["e5"]["mark"] == "placed"
+    assert not any("mark" in c for c in view["cells"])  # the last move says what it did
     assert cells["a1"]["stack"] == []
     assert view["to_move"] == 2
     assert view["phase"] == "play"
@@ -472,7 +479,14 @@ def test_view_before_the_choice_and_at_the_end() -> None:
     view = rules.view(state)
     assert view["colours"] == {"1": None, "2": None}
     assert view["phase"] == "choose"
-    assert view["last_move"] == {"text": "a1/i5", "cells": ["a1", "i5"]}
+    assert view["last_move"] == {
+        "text": "a1/i5",
+        "cells": ["a1", "i5"],
+        "effects": [
+            {"id": "a1", "roles": ["placed"], "delta": 1},
+            {"id": "i5", "roles": ["placed"], "delta": 1},
+        ],
+    }
     for text in ["white", "pass", "pass"]:
         state = rules.play(state, text)
     view = rules.view(state)
