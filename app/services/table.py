@@ -52,7 +52,7 @@ from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import CHAT_MAX, Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale
-from app.repository.writes import NewChatLine, SetTable
+from app.repository.writes import NewChatLine, PlayerName, SetTable
 from app.runtime.hub import chat_channel, game_channel, seat_channel
 from app.runtime.rules import can_draw
 from app.services.core import (
@@ -313,7 +313,9 @@ class TableService:
         }
         for attempt in range(5):  # another line took the number: take the next one
             try:
-                seq = await core.writer.write(NewChatLine(row))
+                seq = await core.writer.write(
+                    NewChatLine(row, PlayerName(visitor.id, visitor.name, now))
+                )
                 break
             except Stale:
                 if attempt == 4:
