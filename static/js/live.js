@@ -13,8 +13,6 @@ function caption(g) {
   return `${escapeHtml(g.title)}: ${names} · move ${g.moves}${toMove ? ` · ${escapeHtml(toMove.name || "?")} to move` : ""}`;
 }
 
-const label = (g) => `Watch ${g.title}: ${g.players.map((p) => p.name || "?").join(" vs ")}`;
-
 function applyFilter() {
   const want = $("filter-game").value;
   let shown = 0;
@@ -34,7 +32,6 @@ $("filter-game").addEventListener("change", applyFilter);
 
 const list = new LiveList($("live"), {
   caption,
-  label,
   onChange: applyFilter,
   onStatus: (s) => {
     $("conn").dataset.state = s;

@@ -22,7 +22,7 @@ export class LiveList {
   /**
    * @param {HTMLElement} container where the mini boards go, newest first
    * @param {object} opts caption(entry) -> markup under a board (escaped by the caller: names
-   *   through personHtml); label(entry) -> the board link's name; limit (show at most this many,
+   *   through personHtml); limit (show at most this many,
    *   the rest hidden); onChange() after each change; onStatus(state) of the socket;
    *   onOpen(entries) with the open games, newest first, whenever they change
    */
@@ -113,13 +113,14 @@ export class LiveList {
       holder.href = `/games/${encodeURIComponent(g.id)}`;
       const p = document.createElement("p");
       el.append(holder, p);
+      // The link's name is the board's ("Exxit in progress": an image, whose cells' texts are not
+      // read out), so it holds no visible text of its own that its name could leave out.
       item = { el, holder, board: new Board(holder, { labels: false, title: `${g.title} in progress` }), p };
       this.games.set(g.id, item);
       this.container.prepend(item.el);
     }
     item.entry = g;
     item.board.setView(g.view);
-    item.holder.setAttribute("aria-label", this.opts.label ? this.opts.label(g) : `Watch ${g.title}`);
     const time = timeAgo(g.last_activity, g.moves ? "moved" : "started");
     const caption = document.createElement("span");
     caption.innerHTML = this.opts.caption(g); // markup the caller escaped

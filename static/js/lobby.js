@@ -147,7 +147,6 @@ const live = new LiveList(liveEl, {
   limit: 4,
   onOpen: renderOpen,
   caption: (g) => `${escapeHtml(g.title)}: ${g.players.map((x) => personHtml(x.name, x.account)).join(" vs ")}, ${g.moves} moves`,
-  label: (g) => `Watch ${g.title}: ${g.players.map((x) => x.name || "?").join(" vs ")}`,
   onChange: () => {
     if (!noLive.isConnected) liveEl.replaceChildren(...liveEl.querySelectorAll(":scope > .mini"), noLive);
     noLive.hidden = live.games.size > 0;
