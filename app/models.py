@@ -88,6 +88,8 @@ class Game(Base):
     deadline_at: Mapped[int | None] = mapped_column(BigInteger)
     # The pending offer (draw, takeback or rematch) and who made it; see app.services.table.
     offer: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # The offer the opponent last declined, and who declined it, until the game moves on.
+    declined: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     # Takebacks may be asked (always in casual games; in rated ones if both players allowed them).
     takebacks: Mapped[bool] = mapped_column(Boolean, server_default=true())
     # The game this one is a rematch of, and this game's rematch: linked both ways.

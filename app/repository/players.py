@@ -63,3 +63,14 @@ async def between(
         )
     )
     return result.scalars().all()
+
+
+async def ratings_in(
+    session: AsyncSession, slug: str, account_ids: Sequence[int]
+) -> dict[int, Rating]:
+    """The ratings of ``account_ids`` in one game (an account that never played it rated has
+    none)."""
+    result = await session.execute(
+        select(Rating).where(Rating.slug == slug, Rating.account_id.in_(account_ids))
+    )
+    return {rating.account_id: rating for rating in result.scalars().all()}

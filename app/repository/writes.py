@@ -240,11 +240,27 @@ class SetTable:
 @dataclass(frozen=True)
 class NewChatLine:
     """A chat line, numbered next in its room (the unique key refuses a second writer of the
-    same number: Stale, and the caller tries again)."""
+    same number: Stale, and the caller tries again).
+
+    A line names its speaker's player row, which a guest who never named itself, created or
+    joined a game does not have yet: ``speaker`` is that row, written first if it is missing
+    (never renamed here)."""
 
     line: Row
+    speaker: PlayerName
 
     def __call__(self, conn: Connection) -> int:
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        conn.execute(
+            dialect.insert(Player)
+            .values(
+                id=self.speaker.id,
+                name=self.speaker.name,
+                created_at=self.speaker.now,
+                last_seen_at=self.speaker.now,
+            )
+            .on_conflict_do_nothing(index_elements=[Player.id])
+        )
         last = conn.execute(
             select(ChatLine.seq)
             .where(ChatLine.game_id == self.line["game_id"], ChatLine.room == self.line["room"])
@@ -255,8 +271,19 @@ class NewChatLine:
         try:
             conn.execute(insert(ChatLine).values(**self.line, seq=seq))
         except IntegrityError as exc:
+            if not _unique_violation(exc):
+                raise  # no race: a bug to see, never "try again"
             raise Stale from exc
         return seq
+
+
+def _unique_violation(exc: IntegrityError) -> bool:
+    """Whether ``exc`` is a unique key's refusal (another writer took the row), not another
+    constraint's (a foreign key, a NOT NULL)."""
+    code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    if code is not None:
+        return str(code) == "23505"  # PostgreSQL's unique_violation
+    return "UNIQUE constraint failed" in str(exc.orig)
 
 
 SITE = "site"  # the lease row whose beat_at is the site's last sign of life

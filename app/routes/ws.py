@@ -60,6 +60,7 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
 # Events are encoded by app.hub.encode with "type" then "version" first.
 _EVENT_VERSION = re.compile(r'^\{"type":"event","version":(\d+)')
+_ANSWERED = '{"type":"challenge_answered"'
 
 
 class Socket:
@@ -472,12 +473,15 @@ async def my_socket(websocket: WebSocket) -> None:
 
 
 async def _notice(socket: Socket, subscription: Subscription, changed: asyncio.Event) -> None:
-    """Note that the lists may have changed (a ``mine_changed``, or a resync after an outage)."""
+    """Note that the lists may have changed (a ``mine_changed``, a ``challenge_answered``, or a
+    resync after an outage); pass a ``challenge_answered`` on to the client as it is."""
     while True:
         text = await subscription.get()
         if text is None:  # this socket fell too far behind
             await socket.close(CLOSE_SLOW)
             return
+        if text.startswith(_ANSWERED):
+            await socket.send_text(text)
         changed.set()
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictBool, StrictInt, StrictStr, TypeAdapter
 
 from app.errors import ErrorCode
-from app.schemas.mine import MyGamesOut
+from app.schemas.mine import ChallengePerson, MyGamesOut
 from app.schemas.requests import Lag, MoveText, MsgId, Strict
 from app.schemas.responses import (
     ChatLineOut,
@@ -133,10 +133,12 @@ class GameState(TableFields):
 
 
 class SeatData(Out):
-    """``create`` and ``join``: the seat taken and its player's name."""
+    """``create`` and ``join``: the seat taken, its player's name and account (absent from
+    events stored before it was recorded)."""
 
     seat: Seat
     name: str
+    account: str | None = Field(None, description="the username of the seat's account")
 
 
 class MoveData(Out):
@@ -320,6 +322,18 @@ class MineMsg(MyGamesOut):
     type: Literal["mine"]
 
 
+class ChallengeAnsweredMsg(Out):
+    """``/ws/me``, to the challenger: a challenge it sent was accepted (its game starts: go to
+    ``url``) or declined."""
+
+    type: Literal["challenge_answered"]
+    id: str
+    status: Literal["accepted", "declined"]
+    by: ChallengePerson = Field(description="the challenged account, who answered")
+    game_id: str | None
+    url: str | None
+
+
 ServerMessage = Annotated[
     SnapshotMsg
     | CatchupMsg
@@ -334,6 +348,7 @@ ServerMessage = Annotated[
     | LiveEndMsg
     | OpenUpdateMsg
     | MineMsg
+    | ChallengeAnsweredMsg
     | TableMsg
     | ChatLineMsg
     | DoneMsg,

@@ -19,6 +19,9 @@ class MyGame(Out):
     status: Literal["waiting", "active", "finished"]
     seat: Literal[1, 2]
     opponent: str | None = Field(description="the name the opponent's seat was taken with")
+    opponent_account: str | None = Field(
+        description="the username of the opponent's account; null: a guest, or nobody yet"
+    )
     your_turn: bool
     moves: int
     rated: bool

@@ -99,16 +99,34 @@ class CatalogueOut(Out):
 
 
 class Player(Out):
-    """A seat and the name it was taken with (null while empty)."""
+    """A seat, the name it was taken with (null while empty), and the account its player belongs
+    to: a client links that name to ``/players/<account>``."""
 
     seat: Seat
     name: str | None
+    account: str | None = Field(
+        description="the username of the seat's account; null: a guest, or an empty seat"
+    )
 
 
-class ArchivePlayer(Player):
-    """A seat of an archived game, and the account its player belongs to."""
+class SeatRating(Out):
+    """A seat's current rating in a rated game's game (the starting one before its first)."""
 
-    account: str | None = Field(description="the username of the seat's account; null: a guest")
+    seat: Seat
+    account: str = Field(description="the username of the seat's account")
+    rating: int
+    deviation: int
+    provisional: bool = Field(description="deviation above 110: not measured yet")
+
+
+class Invitation(Out):
+    """What an invitation says while a game waits for its second player."""
+
+    by: Player = Field(description="the seated creator, who invites")
+    seat: Seat = Field(description="the seat the one who joins will take")
+    colour: str | None = Field(
+        description="that seat's colour; null while the pie rule has not settled colours"
+    )
 
 
 class RecordPlayer(Out):
@@ -181,6 +199,13 @@ class OfferOut(Out):
     plies: int | None = None
 
 
+class DeclinedOut(Out):
+    """The offer of ``kind`` the opponent declined, and the seat that declined it."""
+
+    kind: Literal["draw", "takeback", "rematch"]
+    seat: Seat = Field(description="the seat that declined (the offerer's opponent)")
+
+
 class AwayOut(Out):
     """A seated player whose sockets all closed: since when, and the grace they had left then."""
 
@@ -193,6 +218,9 @@ class TableFields(Out):
 
     clock: ClockOut | None = Field(description="null in an unlimited game")
     offer: OfferOut | None
+    declined: DeclinedOut | None = Field(
+        description="the last offer declined, until the game moves on or another is made"
+    )
     takebacks: bool = Field(description="takebacks may be asked in this game")
     rematch_of: str | None = Field(description="the game this one is a rematch of")
     rematch_id: str | None = Field(description="this game's rematch, once accepted")
@@ -216,6 +244,13 @@ class GameSummary(TableFields):
     )
     rated: bool = Field(default=False, description="a rated game (between two accounts)")
     players: list[Player]
+    ratings: list[SeatRating | None] | None = Field(
+        description="a rated game's seats' current ratings (seat 1 first, null for an empty "
+        "seat); null for an unrated game"
+    )
+    invitation: Invitation | None = Field(
+        description="while the game waits for its second player: who invites, to which seat"
+    )
     colours: Colours
     moves: list[str]
     to_move: Seat | None
@@ -374,7 +409,7 @@ class ArchiveEntry(Out):
     game: str
     title: str
     options: dict[str, OptionValue]
-    players: list[ArchivePlayer]
+    players: list[Player]
     moves: int
     result: StoredResult
     finished_at: int | None

@@ -190,6 +190,7 @@ class AccountService:
             raise AppError(
                 ErrorCode.ALREADY_SIGNED_IN, "This browser's guest already has an account"
             ) from None
+        self.core.forget_owner(visitor.id)  # its seats now link to the account
         async with self.core.sessions() as session:
             created = await store.account_by_key(session, key)
         assert created is not None
@@ -286,6 +287,7 @@ class AccountService:
             )
         except store.PlayerOwned:
             return {"claimed": 0, "kept": 0}
+        self.core.forget_owner(guest_id)
         return {"claimed": claimed, "kept": kept}
 
     async def sessions_of(self, visitor: Visitor, current: str | None) -> Json:

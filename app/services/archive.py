@@ -14,7 +14,7 @@ from app.identity import name_key, validate_name
 from app.repository import accounts, reads
 from app.repository.writes import NewGame
 from app.runtime.rules import RecordError, can_draw, title
-from app.services.core import Core, Json, Visitor, players_json
+from app.services.core import Core, Json, Visitor, players_json, seat_ids
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
 #: bytes each fit; a page of games holding more stops early, with a cursor.
@@ -35,8 +35,7 @@ class ArchiveService:
         early, with a cursor, rather than grow with what the games hold)."""
         async with self.core.sessions() as session:
             rows = list(await reads.archive_page(session, filters, after, limit + 1))
-            seated = {p for g in rows for p in (g.player1_id, g.player2_id) if p is not None}
-            owners = await accounts.seat_accounts(session, sorted(seated))
+        owners = await self.core.owners(seat_ids(*rows))
         entries: list[Json] = []
         size = 0
         for g in rows[:limit]:
@@ -45,12 +44,7 @@ class ArchiveService:
                 "game": g.slug,
                 "title": title(g.slug),
                 "options": g.options,
-                "players": [
-                    {**seat, "account": owners[player][1] if player in owners else None}
-                    for seat, player in zip(
-                        players_json(g), (g.player1_id, g.player2_id), strict=True
-                    )
-                ],
+                "players": players_json(g, owners),
                 "moves": g.ply_count,
                 "result": g.result_json,
                 "finished_at": g.finished_at,

@@ -189,6 +189,26 @@ class ChallengeService:
                     {"type": "mine_changed", "challenge": challenge_id},
                 )
 
+    async def _answered(
+        self, challenge: Challenge, people: dict[int, Account], game_id: str | None
+    ) -> None:
+        """Tell the challenger's sockets (``/ws/me``) that its challenge was accepted, with the
+        game to go to, or declined."""
+        challenger = people.get(challenge.challenger_id)
+        if challenger is None:
+            return
+        await self.core.hub.publish(
+            player_channel(challenger.player_id),
+            {
+                "type": "challenge_answered",
+                "id": challenge.id,
+                "status": "accepted" if game_id else "declined",
+                "by": _person(people.get(challenge.challenged_id)),
+                "game_id": game_id,
+                "url": f"/games/{game_id}" if game_id else None,
+            },
+        )
+
     def _pending(self, challenge: Challenge) -> None:
         if challenge.status != "pending":
             raise AppError(
@@ -214,7 +234,7 @@ class ChallengeService:
             challenge.slug,
             challenge.options,
             seat,
-            False,
+            challenge.rated,  # private, unless rated: a rated game is always public
             challenge.rated,
             quota=False,
             time_control=challenge.time_control,
@@ -222,6 +242,7 @@ class ChallengeService:
         await self.lifecycle.join(visitor, created["id"], created["join_token"])
         await self.core.writer.write(store.ChallengeGame(challenge.id, created["id"]))
         await self._tell(people.values(), challenge.id)
+        await self._answered(challenge, people, created["id"])
         return {
             "id": challenge.id,
             "status": "accepted",
@@ -237,6 +258,7 @@ class ChallengeService:
         self._pending(challenge)
         await self._close(challenge, "declined")
         await self._tell(people.values(), challenge.id)
+        await self._answered(challenge, people, None)
         return {"id": challenge.id, "status": "declined", "game_id": None, "url": None}
 
     async def cancel(self, visitor: Visitor, challenge_id: str) -> Json:

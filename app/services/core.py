@@ -15,9 +15,10 @@ import dataclasses
 import functools
 import re
 import secrets
+import time
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
@@ -92,9 +93,37 @@ def stale(current: int, based_on: int | None) -> AppError:
     )
 
 
-def players_json(game: Game) -> list[Json]:
-    """The seats and the names they were taken with."""
-    return [{"seat": 1, "name": game.player1_name}, {"seat": 2, "name": game.player2_name}]
+#: A player id's account (its id and username), or None for a guest.
+Owner = tuple[int, str] | None
+#: How long the cache keeps that a player has no account (it may sign up, or be attached).
+NO_ACCOUNT_FOR = 60.0
+
+
+def players_json(game: Game, owners: Mapping[str, Owner] | None = None) -> list[Json]:
+    """The seats, the names they were taken with, and the username of each seat's account (null
+    for a guest, and for an empty seat)."""
+    owners = owners or {}
+    seats = ((1, game.player1_id, game.player1_name), (2, game.player2_id, game.player2_name))
+    return [
+        {"seat": seat, "name": name, "account": _username(owners.get(pid) if pid else None)}
+        for seat, pid, name in seats
+    ]
+
+
+def owner(visitor: Visitor) -> Owner:
+    """The visitor's account as :meth:`Core.owners` gives it (None for a guest)."""
+    if visitor.account_id is None or visitor.username is None:
+        return None
+    return (visitor.account_id, visitor.username)
+
+
+def _username(owner: Owner) -> str | None:
+    return owner[1] if owner is not None else None
+
+
+def seat_ids(*games: Game) -> list[str]:
+    """The player ids seated in ``games``."""
+    return sorted({p for g in games for p in (g.player1_id, g.player2_id) if p is not None})
 
 
 def abortable(game: Game) -> bool:
@@ -184,6 +213,8 @@ class Core:
         self.rules = rules
         self.clock = clock
         self._cache: OrderedDict[str, Position] = OrderedDict()
+        # player id -> (its account or None, until when a None holds): see :meth:`owners`.
+        self._owners: OrderedDict[str, tuple[Owner, float]] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # --- locks and the position cache --------------------------------------------------------
@@ -217,6 +248,38 @@ class Core:
         position = Position(game.version, rules, await self.rules.replay(rules, moves), moves)
         self.remember(game.id, position)
         return position
+
+    async def owners(self, player_ids: Iterable[str]) -> dict[str, Owner]:
+        """Each player's account (id and username), None for a guest: what links a seat to a
+        profile. Cached: an account's players and usernames never change, so a player found
+        with an account stays so; a guest is asked again after ``NO_ACCOUNT_FOR`` seconds (it
+        may sign up or be attached meanwhile). Each move of a public game names its seats on
+        the live list, and costs no query this way."""
+        now = time.monotonic()
+        found: dict[str, Owner] = {}
+        missing: list[str] = []
+        for pid in player_ids:
+            entry = self._owners.get(pid)
+            if entry is not None and (entry[0] is not None or entry[1] > now):
+                found[pid] = entry[0]
+                self._owners.move_to_end(pid)
+            else:
+                missing.append(pid)
+        if missing:
+            async with self.sessions() as session:
+                read = await accounts.seat_accounts(session, missing)
+            for pid in missing:
+                owner = read.get(pid)
+                found[pid] = owner
+                self._owners[pid] = (owner, now + NO_ACCOUNT_FOR)
+                self._owners.move_to_end(pid)
+            while len(self._owners) > 4 * self.settings.state_cache_size:
+                self._owners.popitem(last=False)
+        return found
+
+    def forget_owner(self, player_id: str) -> None:
+        """A player just got an account (signed up, attached): read it again next time."""
+        self._owners.pop(player_id, None)
 
     @contextlib.asynccontextmanager
     async def consistent(self) -> AsyncIterator[AsyncSession]:
@@ -281,6 +344,7 @@ class Core:
         return {
             "clock": clock_json(game, self.clock.now() if now is None else now),
             "offer": game.offer,
+            "declined": game.declined,
             "takebacks": game.takebacks,
             "rematch_of": game.rematch_of,
             "rematch_id": game.rematch_id,
@@ -288,13 +352,20 @@ class Core:
             "abortable": abortable(game),
         }
 
-    def live_entry(self, game: Game, position: Position, view: Json | None = None) -> Json:
-        """A game of the live list, with its view for a mini board."""
+    def live_entry(
+        self,
+        game: Game,
+        position: Position,
+        owners: Mapping[str, Owner],
+        view: Json | None = None,
+    ) -> Json:
+        """A game of the live list, with its view for a mini board (``owners``: its seats'
+        accounts, :meth:`owners`)."""
         return {
             "id": game.id,
             "game": game.slug,
             "title": position.rules.title,
-            "players": players_json(game),
+            "players": players_json(game, owners),
             "moves": game.ply_count,
             "to_move": game.to_move,
             "last_activity": game.last_activity_at,
@@ -321,9 +392,10 @@ class Core:
         if not game.public:
             return
         if game.status == "active":
+            owners = await self.owners(seat_ids(game))
             await self.hub.publish(
                 LIVE_CHANNEL,
-                {"type": "live_update", "game": self.live_entry(game, position, view)},
+                {"type": "live_update", "game": self.live_entry(game, position, owners, view)},
             )
         elif game.status in ("finished", "cancelled"):
             await self.hub.publish(
@@ -380,6 +452,8 @@ class Core:
                 "spent_ms": move_clock[1] if move_clock else None,
             }
         new_values = {**values, "version": base + len(kinds)}
+        if game.declined is not None:
+            new_values.setdefault("declined", None)  # the game moves on: the decline is old news
         return GameChange(game_id, base, new_values, events, move, players)
 
     async def commit(

@@ -21,7 +21,7 @@ from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
 from app.runtime.hub import LIVE_CHANNEL
 from app.runtime.rules import Rules, known_games, slugs
-from app.services.core import Core, Json, Position, Visitor, to_the_end
+from app.services.core import Core, Json, Position, Visitor, owner, to_the_end
 from app.services.reading import open_entry
 
 
@@ -81,6 +81,14 @@ class LifecycleService:
         if rated and visitor.account_id is None:
             raise AppError(
                 ErrorCode.ACCOUNT_REQUIRED, "Only players with an account can play rated games"
+            )
+        if rated and not public:
+            # A rating is public (profiles, leaderboards), so is the game behind it: it can be
+            # watched, and is archived and listed on both profiles.
+            raise AppError(
+                ErrorCode.BAD_OPTION,
+                "A rated game is public: leave out public, or make the game unrated",
+                field="public",
             )
         if slug not in slugs():
             raise AppError(
@@ -153,7 +161,7 @@ class LifecycleService:
             "game_id": game_id,
             "version": 1,
             "kind": "create",
-            "payload": {"seat": seat, "name": visitor.name},
+            "payload": {"seat": seat, "name": visitor.name, "account": visitor.username},
             "player_id": visitor.id,
             "msg_id": None,
             "created_at": now,
@@ -162,9 +170,10 @@ class LifecycleService:
         await core.writer.write(NewGame(game, [event], players=(player,)))
         core.remember(game_id, Position(1, rules, state, ()))
         await core.tell_players(Game(**game))  # the creator's "My games" lists it
+        owners = {visitor.id: owner(visitor)}
         if public:  # the lobbies following /ws/live list it at once
             await core.hub.publish(
-                LIVE_CHANNEL, {"type": "open_update", "game": open_entry(Game(**game))}
+                LIVE_CHANNEL, {"type": "open_update", "game": open_entry(Game(**game), owners)}
             )
         return {
             "id": game_id,
@@ -229,7 +238,7 @@ class LifecycleService:
                 "last_activity_at": now,
             }
             position = await core.position(session, game)
-            joined = ("join", {"seat": seat, "name": visitor.name})
+            joined = ("join", {"seat": seat, "name": visitor.name, "account": visitor.username})
             player = PlayerName(visitor.id, visitor.name, now)
             change = core.change(game, values, [joined], visitor, None, players=(player,))
             await core.advance(session, game, position, change, raced=full)

@@ -7,7 +7,7 @@ on the identity's player channels (:meth:`app.services.core.Core.tell_players`) 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from app.domain.timecontrol import TimeControl
 from app.models import Game
@@ -15,15 +15,17 @@ from app.repository import accounts as account_reads
 from app.repository import mine as reads
 from app.runtime.rules import title
 from app.services.challenges import ChallengeService
-from app.services.core import Core, Json, Visitor, clock_json
+from app.services.core import Core, Json, Owner, Visitor, clock_json, seat_ids
 
 FINISHED_SHOWN = 20
 
 
-def _entry(game: Game, ids: Sequence[str], now: int) -> Json:
+def _entry(game: Game, ids: Sequence[str], now: int, owners: Mapping[str, Owner]) -> Json:
     """One game as a list of "My games" shows it, from the side of the identity's seat."""
     seat = 1 if game.player1_id in ids else 2
     other = 3 - seat
+    opponent = getattr(game, f"player{other}_id")
+    account = owners.get(opponent) if opponent is not None else None
     entry: Json = {
         "id": game.id,
         "game": game.slug,
@@ -31,6 +33,7 @@ def _entry(game: Game, ids: Sequence[str], now: int) -> Json:
         "status": game.status,
         "seat": seat,
         "opponent": getattr(game, f"player{other}_name"),
+        "opponent_account": account[1] if account is not None else None,
         "your_turn": game.status == "active" and game.to_move == seat,
         "moves": game.ply_count,
         "rated": bool(game.rated),
@@ -71,7 +74,8 @@ class MineService:
             current = await reads.current_games(session, ids)
             finished = await reads.finished_games(session, ids, FINISHED_SHOWN)
         now = self.core.clock.now()
-        entries = [_entry(game, ids, now) for game in current]
+        owners = await self.core.owners(seat_ids(*current, *finished))
+        entries = [_entry(game, ids, now, owners) for game in current]
         your_turn = [e for e in entries if e["your_turn"]]
         waiting = [e for e in entries if e["status"] == "active" and not e["your_turn"]]
         open_ = [e for e in entries if e["status"] == "waiting"]
@@ -80,7 +84,7 @@ class MineService:
             "waiting": waiting,
             "open": open_,
             "challenges": await self.challenges.of(visitor),
-            "finished": [_entry(game, ids, now) for game in finished],
+            "finished": [_entry(game, ids, now, owners) for game in finished],
             "turn_count": len(your_turn),
             "now": now,
         }

@@ -4,17 +4,19 @@ the replay of any move list (``POST /api/replay``). Nothing here writes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.domain.clock import idle_cutoff
+from app.domain.ratings import Glicko
 from app.domain.timecontrol import TimeControl
 from app.errors import AppError, ErrorCode, rule_of
 from app.models import Game
+from app.repository import players as player_reads
 from app.repository import reads
 from app.runtime.hub import game_channel
 from app.runtime.rules import RecordError, title
-from app.services.core import Core, Json, Visitor, players_json
+from app.services.core import Core, Json, Owner, Visitor, players_json, seat_ids
 
 REPLAY_FORMAT = "hexmoot-record/1"
 #: The most views one ``POST /api/replay`` answer holds, and the most bytes of views: a Jotun size-6
@@ -44,13 +46,17 @@ class ReadingService:
         return {"version": game.version, **steps}
 
     async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
-        """Everything a game page needs, at the current version (one snapshot of the database)."""
+        """Everything a game page needs, at the current version (one snapshot of the database):
+        the seats with their accounts, a rated game's ratings, a waiting game's invitation."""
         core = self.core
         async with core.consistent() as session:
             game = await core.visible(session, game_id, visitor, token)
             position = await core.position(session, game)
+        owners = await core.owners(seat_ids(game))
+        ratings = await self._seat_ratings(game, owners) if game.rated else None
         view = core.rules.view(position.rules, position.state)
         seat = game.seat_of(visitor.id) if visitor else None
+        players = players_json(game, owners)
         return {
             "version": game.version,
             "game": {
@@ -63,7 +69,9 @@ class ReadingService:
                 "imported": game.imported,
                 "imported_by": game.imported_by,
                 "rated": game.rated,
-                "players": players_json(game),
+                "players": players,
+                "ratings": ratings,
+                "invitation": _invitation(game, players, view["colours"]),
                 "colours": view["colours"],
                 "moves": list(position.moves),
                 "to_move": game.to_move,
@@ -76,6 +84,37 @@ class ReadingService:
             "spectators": await core.hub.presence_count(game_channel(game.id)),
             "you": {"seat": seat, "name": visitor.name if visitor else None},
         }
+
+    async def _seat_ratings(self, game: Game, owners: dict[str, Owner]) -> list[Json | None]:
+        """Each seat's current rating in the game (seat 1 first; None for an empty seat): a
+        rated game's seats are accounts, and one that never played this game rated has the
+        starting rating."""
+        accounts = [
+            owners.get(pid) if pid is not None else None
+            for pid in (game.player1_id, game.player2_id)
+        ]
+        ids = [owner[0] for owner in accounts if owner is not None]
+        async with self.core.sessions() as session:
+            found = await player_reads.ratings_in(session, game.slug, ids) if ids else {}
+        entries: list[Json | None] = []
+        for seat, owner in enumerate(accounts, start=1):
+            if owner is None:
+                entries.append(None)
+                continue
+            row = found.get(owner[0])
+            rating = (
+                Glicko(row.rating, row.deviation, row.volatility) if row is not None else Glicko()
+            )
+            entries.append(
+                {
+                    "seat": seat,
+                    "account": owner[1],
+                    "rating": round(rating.rating),
+                    "deviation": round(rating.deviation),
+                    "provisional": rating.provisional,
+                }
+            )
+        return entries
 
     async def catchup(
         self, game_id: str, since: int, visitor: Visitor | None, token: str | None
@@ -127,7 +166,11 @@ class ReadingService:
                 if game.time_control
                 else None
             )
-        players = [{"seat": p["seat"], "name": p["name"]} for p in players_json(game) if p["name"]]
+        players = [
+            {"seat": 1, "name": game.player1_name},
+            {"seat": 2, "name": game.player2_name},
+        ]
+        players = [p for p in players if p["name"]]
         record = core.rules.record(position.rules, position.moves, players)
         record["result"] = game.result_json  # the stored result, server reasons included
         if game.time_control:  # a timed game's control and each ply's clock
@@ -147,7 +190,8 @@ class ReadingService:
         join token there, however long it has waited."""
         async with self.core.sessions() as session:
             rows = await reads.open_games(session, self.idle_cutoff() if fresh else None)
-        return [open_entry(g, visitor) for g in rows]
+        owners = await self.core.owners(seat_ids(*rows))
+        return [open_entry(g, owners, visitor) for g in rows]
 
     async def live_games(self) -> list[Json]:
         """Public games in progress that moved within ``LIVE_IDLE_AFTER``, with a view each for a
@@ -155,7 +199,9 @@ class ReadingService:
         core = self.core
         async with core.sessions() as session:
             rows = await reads.live_games(session, self.idle_cutoff())
-            return [core.live_entry(g, await core.position(session, g)) for g in rows]
+            positions = [await core.position(session, g) for g in rows]
+        owners = await core.owners(seat_ids(*rows))
+        return [core.live_entry(g, p, owners) for g, p in zip(rows, positions, strict=True)]
 
     async def live_list(self, visitor: Visitor | None) -> Json:
         """The first message of ``/ws/live`` (and its resync): the live games, the open games, and
@@ -203,14 +249,15 @@ class ReadingService:
         return f'{head}, "views": {page.views_json}, {tail}'.encode()
 
 
-def open_entry(game: Game, visitor: Visitor | None = None) -> Json:
-    """A game of the open list (``GET /api/games/open``, the live socket's ``open``)."""
+def open_entry(game: Game, owners: Mapping[str, Owner], visitor: Visitor | None = None) -> Json:
+    """A game of the open list (``GET /api/games/open``, the live socket's ``open``);
+    ``owners``: its seats' accounts (:meth:`Core.owners`)."""
     return {
         "id": game.id,
         "game": game.slug,
         "title": title(game.slug),
         "options": game.options,
-        "players": players_json(game),
+        "players": players_json(game, owners),
         "created_at": game.created_at,
         "join_token": game.join_token,
         "rated": bool(game.rated),
@@ -218,4 +265,22 @@ def open_entry(game: Game, visitor: Visitor | None = None) -> Json:
         "yours": visitor is not None
         and game.creator_id == visitor.id
         and game.seat_of(visitor.id) is not None,
+    }
+
+
+def _invitation(game: Game, players: list[Json], colours: Json | None) -> Json | None:
+    """What an invitation says while the game waits for its second player: who invites (the
+    seated creator, with its account), the seat the joiner will take, and that seat's colour
+    (None while the pie rule has not settled colours). None once both seats are taken."""
+    if game.status != "waiting":
+        return None
+    seated = [p for p in players if p["name"] is not None]
+    empty = [p["seat"] for p in players if p["name"] is None]
+    if len(seated) != 1 or len(empty) != 1:
+        return None
+    seat = empty[0]
+    return {
+        "by": seated[0],
+        "seat": seat,
+        "colour": colours.get(str(seat)) if colours else None,
     }

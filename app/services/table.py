@@ -31,6 +31,9 @@ player is *away*; each seat has ``AWAY_GRACE`` seconds of absence per game, used
 The opponent sees it, and may claim the win (``disconnect``) once the absent player's grace is
 used up and they are still away.
 
+A declined offer is kept (``games.declined``: its kind and the seat that declined it) until the
+game moves on or another offer is made, so the offerer is told, even after reconnecting.
+
 **Chat** has two rooms, ``players`` and ``spectators``; nobody sees the other room while the game
 runs. Lines are stored, numbered on their own sequence per room (never the game's version, so a
 chat line cannot make a pending move stale), limited to ``CHAT_MAX`` characters and rate-limited
@@ -52,7 +55,7 @@ from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import CHAT_MAX, Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale
-from app.repository.writes import NewChatLine, SetTable
+from app.repository.writes import NewChatLine, PlayerName, SetTable
 from app.runtime.hub import chat_channel, game_channel, seat_channel
 from app.runtime.rules import can_draw
 from app.services.core import (
@@ -117,7 +120,7 @@ class TableService:
                 if not game.takebacks:
                     raise AppError(ErrorCode.TAKEBACKS_OFF, "Takebacks are off in this rated game")
                 offer["plies"] = await _takeback_plies(session, game, seat)
-            await self._set(game, {"offer": offer})
+            await self._set(game, {"offer": offer, "declined": None})
         return {"offer": offer}
 
     @to_the_end
@@ -134,7 +137,11 @@ class TableService:
             if pending["seat"] == seat and accept:
                 raise AppError(ErrorCode.OWN_OFFER, "You cannot accept your own offer")
             if not accept:
-                await self._set(game, {"offer": None})
+                # Declined by the opponent: the offerer is told (``declined``) until the game
+                # moves on; withdrawn by the offerer: it is just gone.
+                mine = pending["seat"] == seat
+                declined = None if mine else {"kind": kind, "seat": seat}
+                await self._set(game, {"offer": None, "declined": declined})
                 return {"offer": None}
             return await self._accept(session, game, visitor, pending)
 
@@ -209,7 +216,7 @@ class TableService:
             rematch_of=game.id,
         )
         await self.lifecycle.join(second, created["id"], created["join_token"])
-        await self._set(game, {"offer": None, "rematch_id": created["id"]})
+        await self._set(game, {"offer": None, "declined": None, "rematch_id": created["id"]})
         return str(created["id"])
 
     # --- abort and disconnections ----------------------------------------------------------------
@@ -313,7 +320,9 @@ class TableService:
         }
         for attempt in range(5):  # another line took the number: take the next one
             try:
-                seq = await core.writer.write(NewChatLine(row))
+                seq = await core.writer.write(
+                    NewChatLine(row, PlayerName(visitor.id, visitor.name, now))
+                )
                 break
             except Stale:
                 if attempt == 4:

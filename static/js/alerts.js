@@ -4,7 +4,10 @@
 // the page is hidden, if this browser allowed notifications (asked only from a button on /my); a
 // short tone plays if switched on. Every alert has a switch, kept in this browser (localStorage).
 // Pages that show the lists too (/my) listen for the "hexmoot:mine" event instead of a second socket.
+// The same socket brings challenges to every page (notices.js): a notice to accept or decline one
+// received, and the answer to one sent.
 
+import { challengeAnswered, showChallenges } from "./notices.js";
 import { ReconnectingSocket } from "./socket.js";
 
 const KEYS = { title: "hexmoot-alert-title", notify: "hexmoot-alert-notify", sound: "hexmoot-alert-sound" };
@@ -35,10 +38,12 @@ function apply() {
   const count = last ? last.turn_count : 0;
   const badge = document.getElementById("turn-badge");
   if (badge) {
+    // The link's name is its text ("My games", the count, then words only a screen reader needs),
+    // so it always holds what is seen (WCAG 2.5.3): no aria-label.
     badge.textContent = count ? String(count) : "";
     badge.hidden = !count;
-    const link = document.getElementById("my-games-link");
-    if (link) link.setAttribute("aria-label", count ? `My games: your turn in ${count}` : "My games");
+    const words = document.getElementById("turn-words");
+    if (words) words.textContent = count ? ` (your turn in ${count === 1 ? "1 game" : `${count} games`})` : "";
   }
   if (gamePage) return; // the game page titles itself after its own game
   const show = alertOn("title") && count > 0;
@@ -91,14 +96,24 @@ function onMine(msg) {
   }
   known = seen;
   apply();
+  showChallenges(msg);
   if (fresh.length) tone();
   for (const [title, body, tag, url] of fresh) notify(title, body, tag, url);
   window.dispatchEvent(new CustomEvent("hexmoot:mine", { detail: msg }));
 }
 
+function onAnswered(msg) {
+  const accepted = msg.status === "accepted";
+  const who = msg.by.display_name || msg.by.username;
+  notify(accepted ? "Challenge accepted" : "Challenge declined", `${who} ${msg.status} your challenge`, `a:${msg.id}`, msg.url || "/my");
+  if (accepted) tone();
+  challengeAnswered(msg);
+}
+
 const socket = new ReconnectingSocket("/ws/me", {
   onMessage: (msg) => {
     if (msg.type === "mine") onMine(msg);
+    else if (msg.type === "challenge_answered") onAnswered(msg);
   },
 });
 socket.connect();

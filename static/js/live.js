@@ -1,15 +1,16 @@
 // Live games as mini boards, updated by the /ws/live socket (livefeed.js), filterable by game.
 
 import { LiveList } from "./livefeed.js";
-import { $ } from "./page.js";
+import { $, escapeHtml, personHtml } from "./page.js";
 
 const params = new URLSearchParams(location.search);
 $("filter-game").value = params.get("game") || "";
 
+/** Markup: each player a link to its profile when it has an account. */
 function caption(g) {
-  const names = g.players.map((p) => p.name || "?").join(" vs ");
+  const names = g.players.map((p) => personHtml(p.name, p.account)).join(" vs ");
   const toMove = g.players.find((p) => p.seat === g.to_move);
-  return `${g.title}: ${names} · move ${g.moves}${toMove ? ` · ${toMove.name || "?"} to move` : ""}`;
+  return `${escapeHtml(g.title)}: ${names} · move ${g.moves}${toMove ? ` · ${escapeHtml(toMove.name || "?")} to move` : ""}`;
 }
 
 function applyFilter() {

@@ -2,6 +2,8 @@
 // shared by the /live page and the lobby, so neither polls. The same socket carries the open
 // games (opts.onOpen). Each entry says when it last moved; a local timer (no request) ages those
 // texts and drops the entries idle past the server's cut-off, as the server itself leaves them out.
+// A card's board links to the game, and its caption's people to their profiles (links cannot
+// nest, so the card itself is no link).
 
 import { Board } from "./board.js";
 import { ReconnectingSocket } from "./socket.js";
@@ -19,7 +21,8 @@ export function timeAgo(stamp, verb) {
 export class LiveList {
   /**
    * @param {HTMLElement} container where the mini boards go, newest first
-   * @param {object} opts caption(entry) -> text under a board; limit (show at most this many,
+   * @param {object} opts caption(entry) -> markup under a board (escaped by the caller: names
+   *   through personHtml); limit (show at most this many,
    *   the rest hidden); onChange() after each change; onStatus(state) of the socket;
    *   onOpen(entries) with the open games, newest first, whenever they change
    */
@@ -101,22 +104,27 @@ export class LiveList {
   upsert(g) {
     let item = this.games.get(g.id);
     if (!item) {
-      const el = document.createElement("a");
+      const el = document.createElement("div");
       el.className = "mini";
-      el.href = `/games/${g.id}`;
       el.dataset.game = g.game;
       el.dataset.id = g.id;
-      const holder = document.createElement("div");
+      const holder = document.createElement("a");
+      holder.className = "mini-board";
+      holder.href = `/games/${encodeURIComponent(g.id)}`;
       const p = document.createElement("p");
       el.append(holder, p);
-      item = { el, board: new Board(holder, { labels: false, title: `${g.title} in progress` }), p };
+      // The link's name is the board's ("Exxit in progress": an image, whose cells' texts are not
+      // read out), so it holds no visible text of its own that its name could leave out.
+      item = { el, holder, board: new Board(holder, { labels: false, title: `${g.title} in progress` }), p };
       this.games.set(g.id, item);
       this.container.prepend(item.el);
     }
     item.entry = g;
     item.board.setView(g.view);
     const time = timeAgo(g.last_activity, g.moves ? "moved" : "started");
-    item.p.replaceChildren(`${this.opts.caption(g)} · `, time);
+    const caption = document.createElement("span");
+    caption.innerHTML = this.opts.caption(g); // markup the caller escaped
+    item.p.replaceChildren(caption, " · ", time);
     time.textContent = `${time.dataset.verb} ${ago(this.now() - g.last_activity)}`;
   }
 

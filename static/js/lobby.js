@@ -3,7 +3,7 @@
 
 import { timeControl, wireTimeControl } from "./timecontrol.js";
 import { LiveList, timeAgo } from "./livefeed.js";
-import { $, api, escapeHtml } from "./page.js";
+import { $, api, escapeHtml, personHtml } from "./page.js";
 
 const catalogue = JSON.parse($("lobby").dataset.catalogue);
 const form = $("new-game");
@@ -47,6 +47,15 @@ form.addEventListener("change", (e) => {
 });
 
 wireTimeControl("time");
+
+// A rated game is always public (docs/protocol.md, "POST /api/games"): the choice locks to public.
+function ratedIsPublic() {
+  const rated = Boolean($("rated") && $("rated").checked);
+  if (rated) $("visibility").value = "public";
+  $("visibility").disabled = rated;
+}
+if ($("rated")) $("rated").addEventListener("change", ratedIsPublic);
+ratedIsPublic();
 
 form.addEventListener("submit", async (e) => {
   e.preventDefault();
@@ -118,7 +127,7 @@ function renderOpen(games) {
       const yours = mine(g);
       const name = yours ? `<a href="/games/${escapeHtml(g.id)}">${escapeHtml(g.title)}</a>` : escapeHtml(g.title);
       li.innerHTML = `<span><b>${name}</b> <span class="muted">${escapeHtml(opts)}</span><br>
-        <span class="muted who">${yours ? "your game" : `by ${escapeHtml(host ? host.name : "someone")}`} · </span></span>
+        <span class="muted who">${yours ? "your game" : `by ${host ? personHtml(host.name, host.account) : "someone"}`} · </span></span>
         ${yours
           ? `<button type="button" data-cancel="${escapeHtml(g.id)}" aria-label="Cancel your ${escapeHtml(g.title)} game">Cancel</button>`
           : `<button type="button" class="primary" data-join="${escapeHtml(g.id)}" data-token="${escapeHtml(g.join_token)}">Join</button>`}`;
@@ -137,7 +146,7 @@ noLive.textContent = "No game is being played right now.";
 const live = new LiveList(liveEl, {
   limit: 4,
   onOpen: renderOpen,
-  caption: (g) => `${g.title}: ${g.players.map((x) => x.name || "?").join(" vs ")}, ${g.moves} moves`,
+  caption: (g) => `${escapeHtml(g.title)}: ${g.players.map((x) => personHtml(x.name, x.account)).join(" vs ")}, ${g.moves} moves`,
   onChange: () => {
     if (!noLive.isConnected) liveEl.replaceChildren(...liveEl.querySelectorAll(":scope > .mini"), noLive);
     noLive.hidden = live.games.size > 0;

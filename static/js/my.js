@@ -1,28 +1,35 @@
 // My games: the lists sent on /ws/me (through alerts.js's socket: the "hexmoot:mine" event), the
 // challenge form, and this browser's alert switches. Every text from the server goes in with
-// textContent.
+// textContent, or escaped by personHtml (a person's name, linked to its profile).
 
 import { timeControl, wireTimeControl } from "./timecontrol.js";
 import { alertOn, setAlert } from "./alerts.js";
-import { $, ago, api } from "./page.js";
+import { terms } from "./notices.js";
+import { $, ago, api, personHtml } from "./page.js";
 
 const root = $("my");
 const catalogue = JSON.parse(root.dataset.catalogue);
 
 const post = (path, body = {}) => api("POST", path, body);
 
-/** A challenge's terms after its game's title: " (3+2, rated)", or nothing. */
-function terms(c) {
-  const parts = [...(c.time && c.time !== "Unlimited" ? [c.time] : []), ...(c.rated ? ["rated"] : [])];
-  return parts.length ? ` (${parts.join(", ")})` : "";
-}
 
 function gameItem(g, now, extra) {
   const li = document.createElement("li");
   li.dataset.id = g.id;
   const a = document.createElement("a");
   a.href = g.url;
-  a.textContent = `${g.title}${g.opponent ? ` against ${g.opponent}` : ", waiting for an opponent"}`;
+  a.textContent = g.title;
+  const head = document.createElement("span");
+  head.className = "game-line";
+  head.append(a);
+  if (g.opponent) {
+    // The opponent links to its profile when it has an account (escaped by personHtml).
+    const who = document.createElement("span");
+    who.innerHTML = personHtml(g.opponent, g.opponent_account);
+    head.append(" against ", who);
+  } else {
+    head.append(", waiting for an opponent");
+  }
   const info = document.createElement("span");
   info.className = "muted";
   const time = document.createElement("time");
@@ -31,7 +38,7 @@ function gameItem(g, now, extra) {
   const time_ = g.time && g.time !== "Unlimited" ? `, ${g.time}` : "";
   info.append(`${g.moves} moves${g.rated ? ", rated" : ""}${time_} · `, time);
   const left = document.createElement("span");
-  left.append(a, document.createElement("br"), info);
+  left.append(head, document.createElement("br"), info);
   if (g.rematch_of || g.rematch_id) {
     // A rematch links to the game it follows; a game with a rematch, to its rematch.
     const link = document.createElement("a");
@@ -77,9 +84,11 @@ function render(msg) {
     const li = document.createElement("li");
     li.dataset.id = c.id;
     const text = document.createElement("span");
-    text.textContent = c.incoming
-      ? `${c.from.display_name} challenges you to ${c.title}${terms(c)}`
-      : `You challenged ${c.to.display_name} to ${c.title}${terms(c)}`;
+    const other = c.incoming ? c.from : c.to;
+    const who = document.createElement("span");
+    who.innerHTML = personHtml(other.display_name, other.username);
+    if (c.incoming) text.append(who, ` challenges you to ${c.title}${terms(c)}`);
+    else text.append("You challenged ", who, ` to ${c.title}${terms(c)}`);
     const buttons = document.createElement("span");
     buttons.className = "row";
     const act = (label, action, cls) => {

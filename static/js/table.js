@@ -1,12 +1,29 @@
 // The table around the board (docs/protocol.md, "Clocks and the table"): both clocks, counted down
-// from the server's times (never the browser's date), offers and answers, abort, a player away and
-// the claim of the win, the rematch link, and the chat of the visitor's room.
+// from the server's times (never the browser's date), offers and answers (and an offer declined),
+// abort, a player away and the claim of the win, the rematch link, and the chat of the visitor's
+// room. The table's actions go over HTTP, so each answer (or refusal) comes back to the action that
+// asked: a chat line's refusal is shown at the chat box, another's in the page's error line, and
+// either is cleared once the situation it was about has changed.
 
-import { $ } from "./page.js";
-import { messageId } from "./socket.js";
+import { $, api } from "./page.js";
 
 const WORDS = { draw: "a draw", takeback: "to take back a move", rematch: "a rematch" };
-const muteKey = () => `hexmoot-mute-${$("game").dataset.id}`;
+const OFFERS = { draw: "draw offer", takeback: "takeback request", rematch: "rematch offer" };
+const gameId = () => $("game").dataset.id;
+const muteKey = () => `hexmoot-mute-${gameId()}`;
+
+/** The token of the page's link (a private game's spectators need it to chat), as a query. */
+function tokenQuery() {
+  const params = new URLSearchParams(location.search);
+  const token = params.get("join") || params.get("token");
+  return token ? `?token=${encodeURIComponent(token)}` : "";
+}
+
+/** What about the table makes an error shown earlier stale when it changes. */
+function situation(fields, version) {
+  const f = fields || {};
+  return JSON.stringify([version, f.offer, f.declined, f.rematch_id, f.rematch_of]);
+}
 
 /** "4:05", "1:02:03", or "7.3" under ten seconds (tenths). */
 export function formatClock(ms) {
@@ -33,10 +50,12 @@ function link(el, id, text) {
 }
 
 export class Table {
-  /** ctx: { state, socket, playerName(seat), showError(text), announce(text) }. */
+  /** ctx: { state, playerName(seat), showError(text), announce(text) } (a `socket` is not needed). */
   constructor(ctx) {
     Object.assign(this, { ctx, table: null, at: 0, lines: [], room: null, reviewing: null });
     this.muted = localStorage.getItem(muteKey()) === "1";
+    this.shownError = ""; // the text this table put in the page's error line, if still there
+    this.seen = null; // situation() when the last error was shown
     setInterval(() => this.tick(), 100);
     this.wire();
   }
@@ -51,6 +70,7 @@ export class Table {
     const before = this.table;
     this.table = fields;
     this.at = performance.now();
+    if (this.seen !== null && situation(fields, this.ctx.state.version) !== this.seen) this.clearErrors();
     if (live && before && fields.rematch_id && !before.rematch_id && this.you) {
       location.href = `/games/${fields.rematch_id}`; // both players go on to the rematch
       return;
@@ -59,7 +79,37 @@ export class Table {
     if (live && o && !(before && before.offer) && o.seat !== this.you) {
       this.ctx.announce(`${this.ctx.playerName(o.seat)} offers ${WORDS[o.kind]}.`);
     }
+    const d = fields.declined;
+    if (live && d && !(before && before.declined) && this.you && d.seat !== this.you) {
+      this.ctx.announce(`${this.ctx.playerName(d.seat)} declined your ${OFFERS[d.kind]}.`);
+    }
     this.render();
+  }
+
+  // --- errors ----------------------------------------------------------------------------------
+
+  /** Show a refusal: a chat line's at the chat box, any other in the page's error line. */
+  showError(message, chat) {
+    this.seen = situation(this.table, this.ctx.state.version);
+    if (chat) {
+      $("chat-error").textContent = message;
+      $("chat-error").hidden = false;
+      return;
+    }
+    this.shownError = message;
+    this.ctx.showError(message);
+  }
+
+  /** The situation changed (a new version, an offer made or answered, a rematch): what was
+   *  refused before no longer applies. The page's error line is cleared only if it still shows
+   *  this table's error (a move's refusal there is the page's own). */
+  clearErrors() {
+    this.seen = null;
+    $("chat-error").textContent = "";
+    $("chat-error").hidden = true;
+    const line = $("error");
+    if (this.shownError && line && line.textContent === this.shownError) this.ctx.showError("");
+    this.shownError = "";
   }
 
   // --- the clocks ------------------------------------------------------------------------------
@@ -137,7 +187,9 @@ export class Table {
     $("rematch-link").hidden = !(t.rematch_id || t.rematch_of);
     if (t.rematch_id) link($("rematch-link"), t.rematch_id, "Rematch: the next game");
     else if (t.rematch_of) link($("rematch-link"), t.rematch_of, "Rematch of the previous game");
-    $("offer").hidden = !o;
+    const declined = !o && this.declinedText();
+    $("offer").hidden = !o && !declined;
+    $("offer").classList.toggle("declined", Boolean(declined));
     if (o) {
       const mine = o.seat === seat;
       const who = this.ctx.playerName(o.seat);
@@ -146,10 +198,23 @@ export class Table {
         : `${who} ${o.kind === "takeback" ? "asks" : "offers"} ${WORDS[o.kind]}${o.plies === 2 ? " (and your reply)" : ""}.`;
       $("offer-accept").hidden = $("offer-decline").hidden = mine || !seat;
       $("offer-withdraw").hidden = !mine;
+    } else if (declined) {
+      $("offer-text").textContent = declined;
+      $("offer-accept").hidden = $("offer-decline").hidden = $("offer-withdraw").hidden = true;
     }
     const box = $("table-box");
     box.hidden = [...box.querySelectorAll("button")].every((b) => b.hidden) && $("rematch-link").hidden;
     this.renderAway();
+  }
+
+  /** "Bob declined your draw offer." to the offerer (to a spectator, whose offer it was); nothing
+   *  to the one who declined, nor once the game has moved on (the server then clears it). */
+  declinedText() {
+    const d = this.table && this.table.declined;
+    if (!d || d.seat === this.you) return "";
+    const who = this.ctx.playerName(d.seat);
+    const whose = this.you ? "your" : `${this.ctx.playerName(3 - d.seat)}'s`;
+    return `${who} declined ${whose} ${OFFERS[d.kind]}.`;
   }
 
   renderAway() {
@@ -170,12 +235,18 @@ export class Table {
     if ($("away-text").textContent !== text) $("away-text").textContent = text;
   }
 
-  send(msg) {
-    if (!this.ctx.socket.send({ ...msg, msg_id: messageId("t") })) this.ctx.showError("Not connected: try again in a moment.");
+  /** POST one of the table's actions (offer, answer, abort, claim, chat); its answer, or null
+   *  after showing its refusal. What it changes arrives on the socket like any change. */
+  async post(action, body, chat = false) {
+    const query = chat ? tokenQuery() : "";
+    const answer = await api("POST", `/api/games/${encodeURIComponent(gameId())}/${action}${query}`, body);
+    if (answer.ok) return answer.data;
+    this.showError(answer.error.message, chat);
+    return null;
   }
 
   answer(accept) {
-    this.send({ type: "answer", kind: this.table.offer.kind, accept });
+    this.post("answer", { kind: this.table.offer.kind, accept });
   }
 
   // --- chat ------------------------------------------------------------------------------------
@@ -194,11 +265,21 @@ export class Table {
     this.renderChat();
   }
 
-  /** The answer to one of this page's messages: a chat line said is shown at once. */
+  /** The answer to a socket message of this page: a chat line said is shown at once (the page
+   *  says its lines over HTTP; a `done` of another client's kind is taken all the same). */
   done(msg) {
-    if (msg.of !== "chat") return;
+    if (msg.of === "chat" && msg.line) this.addLine(msg.line);
+  }
+
+  async say(text) {
+    $("chat-send").disabled = true;
+    const said = await this.post("chat", { text }, true);
+    $("chat-send").disabled = false;
+    if (!said) return;
     $("chat-input").value = "";
-    this.addLine(msg.line);
+    $("chat-error").hidden = true;
+    $("chat-error").textContent = "";
+    this.addLine(said.line);
   }
 
   renderChat() {
@@ -220,16 +301,16 @@ export class Table {
   }
 
   wire() {
-    for (const kind of ["draw", "takeback", "rematch"]) $(`offer-${kind}`).addEventListener("click", () => this.send({ type: "offer", kind }));
-    $("abort").addEventListener("click", () => this.send({ type: "abort" }));
-    $("claim").addEventListener("click", () => this.send({ type: "claim" }));
+    for (const kind of ["draw", "takeback", "rematch"]) $(`offer-${kind}`).addEventListener("click", () => this.post("offer", { kind }));
+    $("abort").addEventListener("click", () => this.post("abort", {}));
+    $("claim").addEventListener("click", () => this.post("claim", {}));
     $("offer-accept").addEventListener("click", () => this.answer(true));
     $("offer-decline").addEventListener("click", () => this.answer(false));
     $("offer-withdraw").addEventListener("click", () => this.answer(false));
     $("chat-form").addEventListener("submit", (e) => {
       e.preventDefault();
       const text = $("chat-input").value.trim();
-      if (text) this.send({ type: "chat", text });
+      if (text) this.say(text);
     });
     $("mute").addEventListener("change", (e) => {
       this.muted = e.target.checked;

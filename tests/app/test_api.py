@@ -125,7 +125,10 @@ async def test_create_join_and_the_open_list(clients: ClientFactory, app: FastAP
     assert created["invite_url"] == f"/games/{created['id']}?join={created['join_token']}"
     listed = {g["id"]: g for g in (await carl.get("/api/games/open")).json()["games"]}
     entry = listed[created["id"]]
-    assert entry["players"] == [{"seat": 1, "name": None}, {"seat": 2, "name": "Ann"}]
+    assert entry["players"] == [
+        {"seat": 1, "name": None, "account": None},
+        {"seat": 2, "name": "Ann", "account": None},
+    ]
     game_id = created["id"]
     before = await rows_of(app.state.sessionmaker, game_id)
     refusals = [
@@ -150,7 +153,10 @@ async def test_create_join_and_the_open_list(clients: ClientFactory, app: FastAP
     assert await rows_of(app.state.sessionmaker, game_id) == after_join
     assert game_id not in {g["id"] for g in (await carl.get("/api/games/open")).json()["games"]}
     snapshot = (await carl.get(f"/api/games/{game_id}")).json()
-    assert snapshot["game"]["players"] == [{"seat": 1, "name": "Bo"}, {"seat": 2, "name": "Ann"}]
+    assert snapshot["game"]["players"] == [
+        {"seat": 1, "name": "Bo", "account": None},
+        {"seat": 2, "name": "Ann", "account": None},
+    ]
     assert snapshot["game"]["status"] == "active" and snapshot["version"] == 2
     assert snapshot["you"] == {"seat": None, "name": "Carl"}
 

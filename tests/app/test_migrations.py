@@ -109,3 +109,44 @@ async def test_valaturna_side_becomes_size_and_back(database_url: str) -> None:
 
     alembic(database_url, "upgrade", "head")
     assert (await stored_options(database_url))["old-short"] == {"size": 5}
+
+
+BEFORE_RATED_PUBLIC = "7c1d2e3f4a5b"  # the revision before a rated game was always public
+
+
+async def test_rated_games_become_public(database_url: str) -> None:
+    """Rated games stored private (every accepted rated challenge, before issue 25) become public;
+    casual private games stay private; the declined column comes and goes."""
+    alembic(database_url, "downgrade", BEFORE_RATED_PUBLIC)
+    table = sa.table(
+        "games",
+        *(sa.column(c.name, c.type) for c in GAMES.columns),
+        sa.column("rated", sa.Boolean()),
+    )
+    engine = make_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.execute(sa.delete(GAMES))
+            await conn.execute(
+                sa.insert(table),
+                [
+                    {**row("rated-private", "exxit", {}), "public": False, "rated": True},
+                    {**row("casual-private", "exxit", {}), "public": False, "rated": False},
+                    {**row("rated-public", "exxit", {}), "public": True, "rated": True},
+                ],
+            )
+    finally:
+        await engine.dispose()
+    alembic(database_url, "upgrade", "head")
+    engine = make_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            result = await conn.execute(sa.select(GAMES.c.id, GAMES.c.public))
+            public = {str(game_id): bool(flag) for game_id, flag in result.all()}
+            declined = await conn.execute(sa.text("SELECT declined FROM games"))
+            assert [value for (value,) in declined.all()] == [None, None, None]
+    finally:
+        await engine.dispose()
+    assert public == {"rated-private": True, "casual-private": False, "rated-public": True}
+    alembic(database_url, "downgrade", BEFORE_RATED_PUBLIC)
+    alembic(database_url, "upgrade", "head")

@@ -137,7 +137,8 @@ async def test_challenges_and_who_may_answer_them(app: FastAPI, clients: ClientF
     game_id = accepted.json()["game_id"]
     async with app.state.sessionmaker() as session:
         game = await session.get(Game, game_id)
-    assert game is not None and game.status == "active" and game.rated and not game.public
+    # A rated game is always public (docs/protocol.md, "POST /api/games").
+    assert game is not None and game.status == "active" and game.rated and game.public
     assert (await eve.get(f"/api/games/{game_id}")).json()["you"]["seat"] == 1
     assert (await fay.get(f"/api/games/{game_id}")).json()["you"]["seat"] == 2
     for client, action in ((fay, "accept"), (fay, "decline"), (eve, "cancel")):

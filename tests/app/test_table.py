@@ -7,13 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.models import Move
 from tests.app.conftest import ClientFactory
 from tests.support.gameplay import smallest_options
+from tests.support.server import LiveServer
 from tests.support.table import Seats
+from tests.support.wsclient import TestVisitor
 
 
 class Pair(Seats):
@@ -216,3 +219,62 @@ async def test_a_challenge_carries_its_time_control(clients: ClientFactory) -> N
     accepted = (await bob.post(f"/api/challenges/{sent.json()['id']}/accept")).json()
     game = (await ann.get(f"/api/games/{accepted['game_id']}")).json()["game"]
     assert game["clock"]["control"]["days"] == 3
+
+
+async def test_a_spectator_who_never_chose_a_name_chats(clients: ClientFactory) -> None:
+    """A guest with no player row yet (it never named itself, created or joined) says a line: the
+    line is stored under its default name, and its row is written then (a chat line needs one)."""
+    pair = await Pair.start(clients, "exxit")
+    guest = await clients()
+    me = (await guest.get("/api/me")).json()
+    assert me["named"] is False
+    said = await guest.post(f"/api/games/{pair.id}/chat", json={"text": "hello from the stands"})
+    assert said.status_code == 201, said.text
+    assert said.json()["room"] == "spectators"
+    assert said.json()["line"]["name"] == me["name"]
+    again = await guest.post(f"/api/games/{pair.id}/chat", json={"text": "and again"})
+    assert again.status_code == 201, again.text
+    assert (await guest.get("/api/me")).json() == me  # still the same unnamed guest
+    log = (await guest.get(f"/api/games/{pair.id}/chat")).json()
+    assert [line["text"] for line in log["lines"]] == ["hello from the stands", "and again"]
+    first = await clients()  # a visitor whose very first request is a chat line
+    said = await first.post(f"/api/games/{pair.id}/chat", json={"text": "first words"})
+    assert said.status_code == 201, said.text
+
+
+@pytest.fixture(scope="module")
+def chat_server(server: LiveServer) -> LiveServer:
+    return server
+
+
+async def test_an_unnamed_spectator_chats_through_a_real_server(chat_server: LiveServer) -> None:
+    """Over the socket and over HTTP, against uvicorn: the first line of a guest who never chose
+    a name is said (never ``rate_limited``), and reaches another spectator's socket."""
+    ann = await TestVisitor(chat_server.url).start("Ann")
+    bob = await TestVisitor(chat_server.url).start("Bob")
+    cy = await TestVisitor(chat_server.url).start()
+    dee = await TestVisitor(chat_server.url).start()
+    try:
+        made = (await ann.http.post("/api/games", json={"game": "exxit", "seat": 1})).json()
+        joined = await bob.http.post(
+            f"/api/games/{made['id']}/join", json={"token": made["join_token"]}
+        )
+        assert joined.status_code == 200, joined.text
+        watching = await dee.open(made["id"])
+        assert (await watching.expect("snapshot"))["chat"]["room"] == "spectators"
+        socket = await cy.open(made["id"])
+        await socket.expect("snapshot")
+        await socket.send({"type": "chat", "text": "hi all", "msg_id": "t-1"})
+        done = await socket.expect("done", "error")
+        assert done["type"] == "done", done
+        name = (await cy.http.get("/api/me")).json()["name"]
+        assert done["line"]["name"] == name and done["line"]["seat"] is None
+        heard = await watching.expect("chat")
+        assert heard["line"]["text"] == "hi all"
+        said = await dee.http.post(f"/api/games/{made['id']}/chat", json={"text": "hello"})
+        assert said.status_code == 201, said.text
+        assert (await socket.expect("chat"))["line"]["text"] == "hi all"  # its own, broadcast
+        assert (await socket.expect("chat"))["line"]["text"] == "hello"
+    finally:
+        for visitor in (ann, bob, cy, dee):
+            await visitor.close()

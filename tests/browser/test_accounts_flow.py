@@ -139,7 +139,11 @@ def test_a_challenge_is_sent_appears_and_is_accepted(
     dee.wait_for_url("**/games/*")
     game_id = dee.url.rsplit("/", 1)[1]
     expect(dee.locator("#players")).to_contain_text("(you)")
-    _mine(cy, game_id)  # the challenger's list has the game, live
+    # The challenger's page is taken to the game too (challenge_answered on /ws/me).
+    cy.wait_for_url(f"**/games/{game_id}")
+    expect(cy.locator("#players")).to_contain_text("(you)")
+    cy.goto(server.url + "/my")
+    _mine(cy, game_id)  # the challenger's list has the game
     expect(cy.locator("#challenges-empty")).to_be_visible()
 
 
