@@ -146,8 +146,9 @@ function applyEvent(ev, live) {
   const d = ev.data;
   if (ev.kind === "join") {
     const p = S.game.players.find((x) => x.seat === d.seat);
-    if (p) Object.assign(p, { name: d.name, ...(d.account ? { account: d.account } : {}) });
+    if (p) Object.assign(p, { name: d.name, account: d.account || null });
     if (live) announce(`${d.name} joined as seat ${d.seat}.`);
+    if (S.game.rated) refreshRatings(); // the joiner's rating comes with a snapshot only
   } else if (ev.kind === "move") {
     S.moves[d.ply - 1] = d.move;
     S.plyClocks = null;
@@ -168,6 +169,13 @@ function applyEvent(ev, live) {
       showResultToast(d);
     }
   }
+}
+
+async function refreshRatings() {
+  const answer = await api("GET", `/api/games/${gameId}${token ? `?token=${encodeURIComponent(token)}` : ""}`);
+  if (!answer.ok) return;
+  S.game.ratings = answer.data.game.ratings;
+  renderSeats(S, S.review === null ? S.view : board.view);
 }
 
 function applyState(st) {

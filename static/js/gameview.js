@@ -58,8 +58,9 @@ export function renderSeats(S, view) {
     sw.title = c ? colourName(c) : "colour not chosen yet";
     const you = S.you && S.you.seat === seat ? " (you)" : "";
     bar.querySelector(".name").innerHTML = p.name ? `${personHtml(p.name, p.account)}${escapeHtml(you)}` : "<i>waiting for a player</i>";
-    const rating = S.game.rated && p.rating !== undefined && p.rating !== null ? `${Math.round(p.rating)}` : "";
-    bar.querySelector(".rating").textContent = rating;
+    const r = (S.game.ratings || []).find((x) => x && x.seat === seat);
+    bar.querySelector(".rating").textContent = r ? `${r.rating}${r.provisional ? "?" : ""}` : "";
+    bar.querySelector(".rating").title = r ? `rating ${r.rating} ± ${r.deviation}${r.provisional ? ", provisional" : ""}` : "";
     bar.querySelector(".colour").textContent = `${c ? colourName(c) : `seat ${seat}`}${toMove ? " · to move" : ""}`;
     // the bar is the player's: "Black reserve" reads "reserve" there (the swatch says black)
     const own = c ? new RegExp(`^${colourName(c)}\\s+`, "i") : null;
@@ -115,23 +116,22 @@ export function renderStatus(S, token, saved) {
   $("typed").hidden = !playing;
 }
 
-/** Whoever opens an invitation reads who invites them, to what, and which side they will have. */
+/** Whoever opens an invitation reads who invites them, to what, and which side they will have
+ *  (the snapshot's `invitation`: docs/protocol.md). */
 function renderInvitation(S, joinable) {
   const el = $("invitation");
-  el.hidden = !joinable;
-  if (!joinable) return;
+  const inv = S.game.invitation;
+  el.hidden = !(joinable && inv);
+  if (el.hidden) return;
   const g = S.game;
-  const host = g.players.find((p) => p.name);
-  const free = g.players.find((p) => !p.name) || { seat: host ? 3 - host.seat : 2 };
   const opts = Object.entries(g.options || {}).map(([k, v]) => `${k} ${v}`).join(", ");
-  const clock = $("time-control").textContent || "no clock";
+  const clock = g.clock ? g.clock.label : "no clock";
   const terms = [opts, clock, g.rated ? "rated" : "casual"].filter(Boolean).join(" · ");
-  const who = host ? personHtml(host.name, host.account) : "Someone";
-  const side = free.seat === 1 ? "You will have seat 1: you make the first move." : "You will have seat 2: your opponent makes the first move.";
-  const pie = S.view && (S.view.phase === "setup" || S.view.phase === "choose") ? " The colours are settled by the pie rule: the opening is placed, then the second player chooses a colour." : "";
+  const who = inv.by ? personHtml(inv.by.name, inv.by.account) : "Someone";
+  const colour = inv.colour ? `You will play ${colourName(inv.colour)} (seat ${inv.seat}).` : `You will take seat ${inv.seat}; the colours are settled by the pie rule during the opening.`;
   el.innerHTML =
     `<p class="lead">${who} invites you to play ${escapeHtml(g.title)}.</p>` +
     `<p>${escapeHtml(cap(terms))}.</p>` +
-    `<p>${escapeHtml(side + pie)}</p>` +
+    `<p>${escapeHtml(colour)}</p>` +
     `<p><a href="/rules/${encodeURIComponent(g.game)}">How to play ${escapeHtml(g.title)}</a></p>`;
 }

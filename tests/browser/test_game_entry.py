@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots, click_to_confirm
+from tests.support.accounts import signup_page
 from tests.support.server import LiveServer
 
 
@@ -127,6 +128,10 @@ def test_a_touch_screen_confirms_every_tap_move_even_with_a_clock(
     expect(page.locator("#confirm-setting")).to_have_value("always")
     cell = str(page.eval_on_selector("#board svg.active .hit.can", "e => e.dataset.id"))
     page.locator(f'#board .hit.can[data-id="{cell}"]').tap()
+    loupe = page.locator(".loupe")
+    expect(loupe.or_(page.locator("#play-move:visible"))).to_be_visible()
+    if loupe.is_visible():  # cells narrower than a fingertip: the tap opened the magnifier
+        page.locator(f'.loupe .hit[data-id="{cell}"]').tap()
     expect(page.locator("#play-move")).to_be_visible()
     # both clocks and both names are on the first screen with the board and the confirm
     for selector in (
@@ -219,3 +224,43 @@ def test_the_hover_readout_has_a_label(
     hint = page.locator("#hint")
     expect(hint).to_be_visible()
     expect(hint).to_contain_text("Pointing at ")
+
+
+def test_a_rated_game_shows_rated_ratings_and_names_that_link(
+    server: LiveServer, guests: Guests, screenshots: Screenshots
+) -> None:
+    """Two accounts and a spectator: the invitee reads who invites them to what; once seated,
+    every page says Rated, shows each rating beside its player and links each name to a profile."""
+    ann, bob, cy = guests.page(), guests.page(), guests.page()
+    for page, name in ((ann, "ann_gp"), (bob, "bob_gp")):
+        page.goto(server.url + "/")
+        signup_page(page, server.url, name)
+    body = {
+        "game": "exxit",
+        "options": {"variant": "beginner"},
+        "seat": 1,
+        "rated": True,
+        "public": True,
+        "time_control": {"kind": "realtime", "base": 300, "increment": 3},
+    }
+    made = ann.request.post(f"{server.url}/api/games", data=body).json()
+    bob.goto(f"{server.url}{made['invite_url']}")
+    invitation = bob.locator("#invitation")
+    expect(invitation).to_contain_text("ann_gp invites you to play Exxit.")
+    expect(invitation).to_contain_text("Variant beginner · 5+3 · rated.")
+    expect(invitation.locator("a.person")).to_have_attribute("href", "/players/ann_gp")
+    expect(invitation.locator('a[href="/rules/exxit"]')).to_be_visible()
+    expect(invitation).to_contain_text("seat 2")
+    screenshots.view(bob, "invitation")
+    bob.click("#join-button")
+    expect(bob.locator("#seat-bottom")).to_contain_text("(you)")
+    cy.goto(f"{server.url}/games/{made['id']}")
+    for page in (ann, bob, cy):
+        if page is ann:
+            page.goto(f"{server.url}/games/{made['id']}")
+        expect(page.locator("#rated-tag")).to_be_visible()
+        for seat, name in ((1, "ann_gp"), (2, "bob_gp")):
+            bar = page.locator(f'.seat-bar[data-seat="{seat}"]')
+            expect(bar.locator("a.person")).to_have_attribute("href", f"/players/{name}")
+            expect(bar.locator(".rating")).to_have_text(re.compile(r"^1500\??$"))
+    screenshots.view(cy, "rated-spectator")
