@@ -1,9 +1,10 @@
 """axe-core in the browser tests: run its default rules on a page and fail on any serious or
 critical violation, naming each (rule, element, what is wrong).
 
-axe.min.js is axe-core 4.14.1 from npm, vendored in ``vendor/axe-core`` (see its README: PyPI's
-newest copy, 4.12.1, still runs ``label-content-name-mismatch`` only when asked); it is injected
-into the page under test only, never served by the site.
+axe.min.js is axe-core 4.14.1 from npm, pinned in package.json and package-lock.json and installed
+by ``make test`` (``npm ci``): PyPI's newest copy, 4.12.1 inside axe-playwright-python, still runs
+``label-content-name-mismatch`` only when asked. It is injected into the page under test only,
+never served by the site.
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from playwright.sync_api import Page
 
 BLOCKING = ("serious", "critical")
 AXE_VERSION = "4.14.1"
-AXE_FILE = Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js"
+AXE_FILE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 
 
 @cache
 def axe_script() -> str:
-    """The vendored axe.min.js, checked to be the version this module names."""
+    """npm's axe.min.js (``make install-js``), checked to be the version this module names."""
     script = AXE_FILE.read_text(encoding="utf-8")
     assert script.startswith(f"/*! axe v{AXE_VERSION}"), (
-        "the vendored axe-core is not the one named"
+        "node_modules holds another axe-core than the one named: run `make install-js`"
     )
     return script
 

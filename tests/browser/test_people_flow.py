@@ -4,7 +4,7 @@ line is told at the chat box until the game moves on; a declined draw is told to
 the next move; a challenge reaches the challenged player on the lobby, whose Accept takes both
 players to the game (and a declined one is told to the challenger); accounts' names link to their
 profiles on the lobby, /live, My games and the archive; the phone header keeps the your-turn count
-in sight and Rules in reach; and the vendored axe-core catches a name that leaves out its visible
+in sight and Rules in reach; and npm's axe-core catches a name that leaves out its visible
 text."""
 
 from __future__ import annotations
@@ -257,7 +257,7 @@ def test_the_header_keeps_the_count_in_sight_and_rules_in_reach(
     screenshots.element(page.locator(".site-header"), f"people-header-{width}")
 
 
-def test_axe_is_the_vendored_version_and_catches_a_name_without_its_visible_text(
+def test_axe_is_the_pinned_version_and_catches_a_name_without_its_visible_text(
     guests: Guests,
 ) -> None:
     """The old header's mistake on a bare page: the newer axe-core runs label-content-name-mismatch
