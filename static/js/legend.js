@@ -33,7 +33,7 @@ export function renderLegend(el, view) {
     for (const t of [...new Set(cells.map((c) => c.tile).filter(Boolean))]) {
       out.push(item(hex(`cell tile tile-${colourClass(t)}`), `${colourName(t)} tile`));
     }
-    out.push(item(`${hex("cell tile tile-R")}<text class="coord" dy="0.35em">1,0</text>`, "cell name for typed moves"));
+    out.push(item(`${hex("cell tile tile-R")}<text class="coord" dy="0.35em">1,0</text>`, "cell name for typed moves (Show coordinates, or while you type one)"));
     if (marks.has("prisoner") || view.phase !== "over") out.push(item(hex("cell off"), "prisoners, off the field"));
   }
   for (const t of ["black", "white"]) {
