@@ -264,3 +264,24 @@ def test_a_rated_game_shows_rated_ratings_and_names_that_link(
             expect(bar.locator("a.person")).to_have_attribute("href", f"/players/{name}")
             expect(bar.locator(".rating")).to_have_text(re.compile(r"^1500\??$"))
     screenshots.view(cy, "rated-spectator")
+
+
+def test_exxit_shows_its_cell_names_when_asked_or_while_a_move_is_typed(
+    server: LiveServer, guests: Guests, api_games: list[ApiGame], screenshots: Screenshots
+) -> None:
+    g = made(server, api_games, "exxit", {"variant": "beginner"})
+    page = seat_page(guests, server, g, 1, width=1366, height=768)
+    names = page.locator("#board svg .coords text")
+    expect(names).to_have_count(0)  # the notation stays; the names wait to be asked for
+    toggle = page.locator("#coords")
+    expect(toggle).to_be_visible()
+    toggle.check()
+    expect(names.first).to_be_visible()
+    screenshots.view(page, "exxit-coordinates")
+    toggle.uncheck()
+    expect(names).to_have_count(0)
+    page.click("#typed summary")
+    page.focus("#move-input")
+    expect(names.first).to_be_visible()  # while a move is typed, the tiles are named
+    page.locator("#prompt-line").focus()
+    expect(names).to_have_count(0)
