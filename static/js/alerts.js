@@ -7,7 +7,6 @@
 // The same socket brings challenges to every page (notices.js): a notice to accept or decline one
 // received, and the answer to one sent.
 
-import { challengeAnswered, showChallenges } from "./notices.js";
 import { ReconnectingSocket } from "./socket.js";
 
 const KEYS = { title: "hexmoot-alert-title", notify: "hexmoot-alert-notify", sound: "hexmoot-alert-sound" };
@@ -96,7 +95,8 @@ function onMine(msg) {
   }
   known = seen;
   apply();
-  showChallenges(msg);
+  // The notices' module is loaded once there is a challenge to show (most pages never need it).
+  if (notices || msg.challenges.incoming.length) loadNotices().then((m) => m.showChallenges(msg));
   if (fresh.length) tone();
   for (const [title, body, tag, url] of fresh) notify(title, body, tag, url);
   window.dispatchEvent(new CustomEvent("hexmoot:mine", { detail: msg }));
@@ -107,7 +107,13 @@ function onAnswered(msg) {
   const who = msg.by.display_name || msg.by.username;
   notify(accepted ? "Challenge accepted" : "Challenge declined", `${who} ${msg.status} your challenge`, `a:${msg.id}`, msg.url || "/my");
   if (accepted) tone();
-  challengeAnswered(msg);
+  loadNotices().then((m) => m.challengeAnswered(msg));
+}
+
+let notices = null;
+function loadNotices() {
+  notices = notices || import("./notices.js");
+  return notices;
 }
 
 const socket = new ReconnectingSocket("/ws/me", {

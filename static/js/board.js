@@ -13,7 +13,6 @@
 
 import { boardLabels, bounds, cellShape, hexCorners, key, round, toPixel } from "./hexlayout.js";
 import { animateLastMove, effectWords, effectsOf, hasBadge, lastMoveSvg, signed } from "./lastmove.js";
-import { Loupe } from "./loupe.js";
 import { escapeHtml as esc } from "./page.js";
 import { hintSvg } from "./preview.js";
 import { colourClass, colourName, describeStack, stackSvg } from "./stacks.js";
@@ -39,7 +38,13 @@ export class Board {
     this.live = !!this.opts.onToken;
     this.size = SIZE;
     this.coordinates = this.opts.coordinates ?? !this.live;
-    this.loupe = this.live ? new Loupe(this) : null;
+    // The loupe's module is loaded where a finger may tap (a touch screen), at once, before any tap.
+    this.loupe = null;
+    if (this.live && (navigator.maxTouchPoints > 0 || matchMedia("(any-pointer: coarse)").matches)) {
+      import("./loupe.js").then((m) => {
+        this.loupe = new m.Loupe(this);
+      });
+    }
     this.pointer = "mouse";
     this.view = null;
     this.steps = null;

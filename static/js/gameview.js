@@ -4,7 +4,6 @@
 // arrives), the invitation, and the figures of the game that belong to nobody.
 
 import { $, escapeHtml, personHtml } from "./page.js";
-import { renderRatingChange } from "./ratingchange.js";
 import { cap, resultText } from "./results.js";
 import { colourClass, colourName } from "./stacks.js";
 
@@ -98,7 +97,10 @@ export function renderStatus(S, token, saved) {
   $("turn-bar").classList.toggle("mine", mine);
   $("result").hidden = !g.result;
   $("result").textContent = resultText(g.result, g.game, name);
-  renderRatingChange($("rating-change"), g.result, S.you && S.you.seat);
+  // a rated result's changes: their module is loaded by the pages that show one
+  const rated = g.result && g.result.ratings && g.result.ratings.length;
+  $("rating-change").hidden = !rated;
+  if (rated) import("./ratingchange.js").then((m) => m.renderRatingChange($("rating-change"), g.result, S.you && S.you.seat));
   $("continuation").hidden = g.status !== "finished" || g.imported;
   $("imported").hidden = !g.imported;
   $("imported").textContent = g.imported_by ? `Imported by ${g.imported_by}` : "Imported from a record";

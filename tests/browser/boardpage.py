@@ -51,6 +51,9 @@ def create(server: LiveServer, made: list[ApiGame], slug: str, options: dict[str
 def seat_page(guests: Guests, server: LiveServer, g: ApiGame, seat: int, **kw: Any) -> Page:
     """The game page as the guest of ``seat`` (``seat`` 0: a spectator), connected."""
     page = guests.page(**kw)
+    # these tests look at what is drawn click by click: the last click plays, as "never" says
+    # (tests/browser/test_game_entry.py proves the confirm itself)
+    page.add_init_script("localStorage.setItem('hexmoot-confirm', 'never')")
     if seat:
         page.context.add_cookies(g.cookie(seat))  # type: ignore[arg-type]
     page.goto(f"{server.url}/games/{g.id}")
@@ -70,8 +73,8 @@ def mover_page(guests: Guests, server: LiveServer, g: ApiGame, **kw: Any) -> Pag
 def wait_steps(page: Page, n: int) -> None:
     """Until the page holds the server's answer for a prefix of ``n`` clicks."""
     page.wait_for_function(
-        """(n) => { const S = window.hexmoot.state;
-          return S.prefix.length === n && S.steps && S.steps.msg_id === S.stepsId; }""",
+        """(n) => { const S = window.hexmoot.state, E = window.hexmoot.entry;
+          return E.prefix.length === n && E.steps && E.steps.msg_id === E.stepsId; }""",
         arg=n,
         timeout=30_000,
     )
@@ -80,14 +83,14 @@ def wait_steps(page: Page, n: int) -> None:
 def click(page: Page, token: str, via: Callable[[Any], None] | None = None) -> None:
     """Click the cell ``token`` as a player does and wait for the next steps (or the move)."""
     before = page.evaluate(
-        "[window.hexmoot.state.prefix.length, window.hexmoot.state.moves.length]"
+        "[window.hexmoot.entry.prefix.length, window.hexmoot.state.moves.length]"
     )
     cell = page.locator(f'#board .hit[data-id="{token}"]')
     (via or (lambda loc: loc.click()))(cell)
     page.wait_for_function(
-        """([n, m]) => { const S = window.hexmoot.state;
+        """([n, m]) => { const S = window.hexmoot.state, E = window.hexmoot.entry;
           return S.moves.length > m
-            || (S.prefix.length === n + 1 && S.steps && S.steps.msg_id === S.stepsId); }""",
+            || (E.prefix.length === n + 1 && E.steps && E.steps.msg_id === E.stepsId); }""",
         arg=before,
         timeout=30_000,
     )
@@ -96,7 +99,7 @@ def click(page: Page, token: str, via: Callable[[Any], None] | None = None) -> N
 def wait_moves(page: Page, n: int) -> None:
     """Until the page has ``n`` moves and draws the position after them."""
     page.wait_for_function(
-        """(n) => { const S = window.hexmoot.state;
+        """(n) => { const S = window.hexmoot.state, E = window.hexmoot.entry;
           return S.moves.length === n && window.hexmoot.board.view === S.view; }""",
         arg=n,
         timeout=30_000,

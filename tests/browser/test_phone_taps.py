@@ -31,7 +31,7 @@ PHONE: dict[str, Any] = {
 
 def state(page: Page) -> dict[str, Any]:
     result: dict[str, Any] = page.evaluate(
-        "({ prefix: window.hexmoot.state.prefix, moves: window.hexmoot.state.moves.length })"
+        "({ prefix: window.hexmoot.entry.prefix, moves: window.hexmoot.state.moves.length })"
     )
     return result
 
@@ -46,9 +46,9 @@ def tap_in_loupe(page: Page, cell: str) -> None:
     n = len(state(page)["prefix"])
     page.locator(f'.loupe .hit[data-id="{cell}"]').tap()
     page.wait_for_function(
-        """(n) => { const S = window.hexmoot.state;
-          return S.moves.length > 0 && S.prefix.length === 0
-            || (S.prefix.length === n + 1 && S.steps && S.steps.msg_id === S.stepsId); }""",
+        """(n) => { const S = window.hexmoot.state, E = window.hexmoot.entry;
+          return S.moves.length > 0 && E.prefix.length === 0
+            || (E.prefix.length === n + 1 && E.steps && E.steps.msg_id === E.stepsId); }""",
         arg=n,
     )
 
