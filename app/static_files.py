@@ -8,10 +8,10 @@ other by plain path, ``./board.js``, and an old hash names bytes that are no lon
 sends, and an unchanged file costs a 304.
 
 What is served is a copy of ``static/`` made once per process (:func:`served`): CSS minified by
-**rcssmin** and JavaScript by **rjsmin**, its sibling by the same author (small, long-kept, with a C
-speed-up; rjsmin keeps template literals and regular expressions as written, and every page's
-modules pass the browser tests minified). The sources stay as written; the browser loads about a
-third less (the game page's JS and CSS: 150 KB as written, about 95 KB served).
+**rcssmin** (a small, long-kept C-accelerated port of the YUI compressor's CSS rules), and each
+JavaScript module without its comment lines, blank lines and indentation (:func:`strip_js`: line
+based, never inside a template literal, and never touching a token). The sources stay as written;
+the browser loads about a fifth less (the game page's JS and CSS: 106 KB as written, 83 KB served).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from pathlib import Path
 from urllib.parse import parse_qs
 
 import rcssmin
-import rjsmin
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
@@ -60,9 +59,37 @@ class VersionedStaticFiles(StaticFiles):
         return response
 
 
+def strip_js(text: str) -> str:
+    """``text`` without its whole-line comments, blank lines and indentation, outside template
+    literals (a line inside one is kept as it is). A file whose backticks do not pair up, or that
+    ends inside a comment, is returned unchanged.
+
+    >>> strip_js("// a comment\\n  const a = 1; // kept\\n/**\\n * doc\\n */\\nconst t = `\\n  // text\\n`;\\n")
+    'const a = 1; // kept\\nconst t = `\\n  // text\\n`;\\n'
+    """
+    out: list[str] = []
+    ticks = 0
+    in_comment = False
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if in_comment:
+            in_comment = not stripped.endswith("*/")
+            continue
+        if ticks % 2 == 0:  # outside a template literal
+            if not stripped or stripped.startswith("//"):
+                continue
+            if stripped.startswith("/*"):
+                in_comment = not stripped.endswith("*/")
+                continue
+            line = line.lstrip(" ")
+        out.append(line)
+        ticks += line.count("`") - line.count("\\`")
+    return text if ticks % 2 or in_comment else "".join(out)
+
+
 @cache
 def served(source: Path) -> Path:
-    """The directory served for ``source``: its files, CSS and JS minified (see the
+    """The directory served for ``source``: its files, CSS minified and JS stripped (see the
     module's docstring), written once per process into a temporary directory removed at exit."""
     target = Path(tempfile.mkdtemp(prefix="hexmoot-static-"))
     atexit.register(shutil.rmtree, target, True)
@@ -75,8 +102,7 @@ def served(source: Path) -> Path:
             css: str = rcssmin.cssmin(path.read_text(encoding="utf-8"))
             out.write_text(css, encoding="utf-8")
         elif path.suffix == ".js":
-            js: str = rjsmin.jsmin(path.read_text(encoding="utf-8"))
-            out.write_text(js, encoding="utf-8")
+            out.write_text(strip_js(path.read_text(encoding="utf-8")), encoding="utf-8")
         else:
             shutil.copyfile(path, out)
     return target
