@@ -96,7 +96,8 @@ function onMine(msg) {
   known = seen;
   apply();
   // The notices' module is loaded once there is a challenge to show (most pages never need it).
-  if (notices || msg.challenges.incoming.length) loadNotices().then((m) => m.showChallenges(msg));
+  const any = msg.challenges.incoming.length || msg.challenges.outgoing.length;
+  if (notices || any) loadNotices().then((m) => m.showChallenges(msg));
   if (fresh.length) tone();
   for (const [title, body, tag, url] of fresh) notify(title, body, tag, url);
   window.dispatchEvent(new CustomEvent("hexmoot:mine", { detail: msg }));
