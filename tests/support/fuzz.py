@@ -111,6 +111,12 @@ class Budget:
         except Flaky as exc:
             # Shrinking replays examples against a live server whose answers differ the second
             # time (ids, times): Hypothesis then reports the replay, and the failure is this one.
+            # FlakyStrategyDefinition is a Flaky too: a machine cut short by the time limit, with
+            # no failure of its own, has simply run out of time (below).
+            if self.failure is None and cut_short(exc):
+                self.stopped = True
+                print(f"fuzz: time is up after {self.spent} examples")
+                return
             if self.failure is None:
                 raise
             raise self.failure from exc
