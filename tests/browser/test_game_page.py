@@ -17,6 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
+from tests.browser.boardpage import create
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots
 from tests.support.gameplay import smallest_options
@@ -25,15 +26,6 @@ from tests.support.server import LiveServer
 pytestmark = pytest.mark.browser
 
 SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
-
-
-def create(server: LiveServer, made: list[ApiGame], slug: str, options: dict[str, Any]) -> ApiGame:
-    """A game with both seats taken; its clients wait for a cold server's first rules call."""
-    g = ApiGame.create(server, slug, options)
-    for client in g.clients.values():
-        client.timeout = httpx.Timeout(60)
-    made.append(g)
-    return g
 
 
 def seat_page(guests: Guests, server: LiveServer, g: ApiGame, seat: int, **kw: Any) -> Page:
