@@ -9,15 +9,20 @@ sends, and an unchanged file costs a 304.
 
 What is served is a copy of ``static/`` made once per process (:func:`served`): CSS minified by
 **rcssmin** (a small, long-kept C-accelerated port of the YUI compressor's CSS rules), and each
-JavaScript module without its comment lines, blank lines and indentation (:func:`strip_js`: line
-based, never inside a template literal, and never touching a token). The sources stay as written;
-the browser loads about a fifth less (the game page's JS and CSS: 106 KB as written, 83 KB served).
+JavaScript module by **tdewolff-minify**, the Python binding of tdewolff/minify (the minifier Hugo
+ships; kept up with the language). It parses each module whole, so template literals nested in
+others, regular expressions and automatic semicolons come through as written, and it renames what
+is local to a function, never an export. rjsmin, tried first, is a tokenizer that lost the spaces of
+a nested template literal (```${n} ${colour}``` became "2white"); a parser does not. A module it
+cannot parse is served stripped line by line instead (:func:`strip_js`), never refused. The sources
+stay as written; the game page's JS and CSS go from 149 KB as written to 90 KB served.
 """
 
 from __future__ import annotations
 
 import atexit
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
@@ -25,10 +30,13 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import parse_qs
 
+import minify
 import rcssmin
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
+
+log = logging.getLogger(__name__)
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -87,10 +95,25 @@ def strip_js(text: str) -> str:
     return text if ticks % 2 or in_comment else "".join(out)
 
 
+def minify_js(text: str) -> str:
+    """``text``, an ES module, minified (see the module's docstring), or only stripped of its
+    comments and indentation if the minifier refuses it.
+
+    >>> minify_js("const t = (n, c) => `(${n ? `${n} ${c}` : c})`;\\nexport { t };\\n")
+    'const t=(e,t)=>`(${e?`${e} ${t}`:t})`;export{t}'
+    """
+    try:
+        out: str = minify.string("application/javascript", text)
+    except minify.MinifyError as error:
+        log.warning("serving a JavaScript module unminified: %s", error)
+        return strip_js(text)
+    return out
+
+
 @cache
 def served(source: Path) -> Path:
-    """The directory served for ``source``: its files, CSS minified and JS stripped (see the
-    module's docstring), written once per process into a temporary directory removed at exit."""
+    """The directory served for ``source``: its files, CSS and JS minified (see the module's
+    docstring), written once per process into a temporary directory removed at exit."""
     target = Path(tempfile.mkdtemp(prefix="hexmoot-static-"))
     atexit.register(shutil.rmtree, target, True)
     for path in sorted(source.rglob("*")):
@@ -102,7 +125,7 @@ def served(source: Path) -> Path:
             css: str = rcssmin.cssmin(path.read_text(encoding="utf-8"))
             out.write_text(css, encoding="utf-8")
         elif path.suffix == ".js":
-            out.write_text(strip_js(path.read_text(encoding="utf-8")), encoding="utf-8")
+            out.write_text(minify_js(path.read_text(encoding="utf-8")), encoding="utf-8")
         else:
             shutil.copyfile(path, out)
     return target
