@@ -95,6 +95,7 @@ export class Board {
 
   /** Show or hide the cell names of a field (Exxit's `q,r`, what a typed move uses). */
   setCoordinates(on) {
+    if (this.coordinates === !!on) return; // a redraw between a press and its release loses the click
     this.coordinates = !!on;
     this.render();
   }

@@ -341,9 +341,18 @@ $("flip").addEventListener("click", () => {
   table.tick();
 });
 $("coords").addEventListener("change", (e) => board.setCoordinates(e.target.checked));
-// While a move is typed, Exxit's tiles show their names (the notation names them).
-$("move-input").addEventListener("focus", () => board.setCoordinates && board.setCoordinates(true));
-$("move-input").addEventListener("blur", () => board.setCoordinates && board.setCoordinates($("coords").checked));
+// While a move is typed, Exxit's tiles show their names (the notation names them). A press on the
+// board that leaves the box redraws the board only once released: a redraw between a press and its
+// release would lose the click that was meant for a cell.
+let pressed = false;
+document.addEventListener("pointerdown", () => { pressed = true; }, true);
+document.addEventListener("pointerup", () => { pressed = false; }, true);
+$("move-input").addEventListener("focus", () => board.setCoordinates(true));
+$("move-input").addEventListener("blur", () => {
+  const restore = () => board.setCoordinates($("coords").checked);
+  if (pressed) document.addEventListener("pointerup", () => setTimeout(restore), { once: true });
+  else restore();
+});
 $("sound").checked = localStorage.getItem("hexmoot-sound") === "on";
 $("sound").addEventListener("change", (e) => {
   localStorage.setItem("hexmoot-sound", e.target.checked ? "on" : "off");
