@@ -66,6 +66,7 @@ class ErrorCode(StrEnum):
     BAD_EMAIL = "bad_email"
     EMAIL_DISABLED = "email_disabled"
     SESSION_NOT_FOUND = "session_not_found"
+    SESSION_ENDED = "session_ended"  # a socket's session ended: it is closed with 4401 (issue 26)
     ACCOUNT_REQUIRED = "account_required"
     PLAYER_NOT_FOUND = "player_not_found"
     CHALLENGE_NOT_FOUND = "challenge_not_found"
@@ -137,6 +138,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.BAD_EMAIL: 422,
     ErrorCode.EMAIL_DISABLED: 409,
     ErrorCode.SESSION_NOT_FOUND: 404,
+    ErrorCode.SESSION_ENDED: 401,
     ErrorCode.ACCOUNT_REQUIRED: 403,
     ErrorCode.PLAYER_NOT_FOUND: 404,
     ErrorCode.CHALLENGE_NOT_FOUND: 404,

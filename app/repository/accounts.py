@@ -336,8 +336,8 @@ class TokenRefused(Exception):
 
 @dataclass(frozen=True)
 class ResetPassword:
-    """Use a recovery token once: the new password hash, the token spent, every session ended,
-    in one transaction. Raises :class:`TokenRefused` if the token cannot be used."""
+    """Use a recovery token once: the new password hash, the account's every open token spent,
+    every session ended, in one transaction. Raises :class:`TokenRefused` if the token cannot be used."""
 
     token_id: str
     password_hash: str
@@ -361,6 +361,13 @@ class ResetPassword:
         if spent.rowcount != 1:  # used meanwhile, by another request
             raise TokenRefused
         account_id = int(row[0])
+        # Every other open link of the account is spent too: an older one, mailed before this,
+        # must not reset the password again.
+        conn.execute(
+            update(RecoveryToken)
+            .where(RecoveryToken.account_id == account_id, RecoveryToken.used_at.is_(None))
+            .values(used_at=self.now)
+        )
         conn.execute(
             update(Account)
             .where(Account.id == account_id)

@@ -29,6 +29,7 @@ from app.runtime.hub import (
     RESYNC,
     Hub,
     Subscription,
+    account_channel,
     chat_channel,
     encode,
     game_channel,
@@ -56,6 +57,7 @@ log = logging.getLogger("hexmoot")
 
 CLOSE_IDLE = 4000
 CLOSE_SLOW = 4001
+CLOSE_SESSION_ENDED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
 # Events are encoded by app.hub.encode with "type" then "version" first.
@@ -72,6 +74,29 @@ class Socket:
         self.version = 0
         self._send_lock = asyncio.Lock()
         self._recent: deque[float] = deque()
+        # Set for a socket opened with a session: whether that session is still live.
+        self.session_live: Callable[[], Awaitable[bool]] | None = None
+        self.hub: Hub | None = None
+
+    async def still_signed_in(self) -> bool:
+        """Before a message that acts for the visitor: False, once the socket is ended, if the
+        session it was opened with has ended. The socket's watcher (:func:`_watch_session`) hears
+        of it at once; only while the hub may miss that word (an outage) is the database asked."""
+        if self.session_live is None or self.hub is None or self.hub.delivering:
+            return True
+        if await self.session_live():
+            return True
+        await self.end_session()
+        return False
+
+    async def end_session(self) -> None:
+        """Say that the socket's session has ended, and close it: the client reconnects as the
+        browser's guest, or signs in again."""
+        with contextlib.suppress(Exception):
+            await self.error(
+                AppError(ErrorCode.SESSION_ENDED, "Your session has ended: sign in again")
+            )
+        await self.close(CLOSE_SESSION_ENDED)
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.send_text(encode(message))
@@ -260,7 +285,16 @@ async def _with_socket_quota(
     ip_counts[address] += 1
     try:
         service: GameService = app.state.service
-        await body(socket, await resolve_visitor(websocket, service))
+        visitor = await resolve_visitor(websocket, service)
+        session_id: str | None = websocket.state.session_id
+        if session_id is None or visitor.account_id is None:
+            await body(socket, visitor)
+            return
+        hub: Hub = app.state.hub
+        socket.hub = hub
+        socket.session_live = lambda: service.accounts.session_live(session_id)
+        async with hub.subscribe(account_channel(visitor.account_id)) as ended:
+            await _run_both(body(socket, visitor), _watch_session(socket, ended))
     except WebSocketDisconnect:
         pass
     finally:
@@ -268,6 +302,20 @@ async def _with_socket_quota(
             counter[key] -= 1
             if counter[key] <= 0:
                 del counter[key]
+
+
+async def _watch_session(socket: Socket, subscription: Subscription) -> None:
+    """End the socket once its session ends, in whichever process it was ended: at each word
+    that some session of the account ended, and after an outage of the hub (which may have lost
+    that word), ask the database whether this one is still live."""
+    assert socket.session_live is not None
+    while True:
+        if await subscription.get() is None:  # fell too far behind
+            await socket.close(CLOSE_SLOW)
+            return
+        if not await socket.session_live():  # SESSIONS_ENDED or RESYNC
+            await socket.end_session()
+            return
 
 
 @router.websocket("/ws/games/{game_id}")
@@ -352,6 +400,8 @@ async def _game_reader(
     while True:
         message = await socket.receive()
         if message is None:
+            return
+        if not isinstance(message, (PingMsg, StepsMsg)) and not await socket.still_signed_in():
             return
         try:
             match message:

@@ -91,6 +91,12 @@ class Hub(ABC):
     async def presence_count(self, channel: str) -> int:
         """How many distinct members are present on ``channel``."""
 
+    @property
+    def delivering(self) -> bool:
+        """Whether a message published now, in any process, reaches this process's subscribers
+        (False during an outage of a shared backend, whose subscribers then get :data:`RESYNC`)."""
+        return True
+
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Start background work (a backend also starts it on first use)."""
 
@@ -239,6 +245,10 @@ class RedisHub(Hub):
     def listening(self) -> bool:
         """Whether the listener is subscribed right now."""
         return self._pubsub is not None
+
+    @property
+    def delivering(self) -> bool:
+        return self.listening and self._outage_since is None
 
     async def _listen(self) -> None:
         """Receive forever: reconnect with backoff after any failure, never die silently."""
@@ -493,6 +503,16 @@ def make_hub(redis_url: str | None, prefix: str = "hexmoot:", **options: float) 
 def chat_channel(game_id: str, room: str) -> str:
     """The channel of one chat room of a game: ``players`` or ``spectators``."""
     return f"chat:{room}:{game_id}"
+
+
+def account_channel(account_id: int) -> str:
+    """The channel of one account's sessions: :data:`SESSIONS_ENDED` when some of them end."""
+    return f"account:{account_id}"
+
+
+#: Published on an account's channel when some of its sessions end: each socket of the account
+#: asks the database whether its own session is among them (see app.routes.ws).
+SESSIONS_ENDED: dict[str, Any] = {"type": "sessions_ended"}
 
 
 def seat_channel(game_id: str, seat: int) -> str:

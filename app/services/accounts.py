@@ -27,6 +27,7 @@ from app.models import Account
 from app.repository import accounts as store
 from app.repository import reads
 from app.repository.writes import PlayerName
+from app.runtime.hub import SESSIONS_ENDED, account_channel
 from app.services.core import Core, Json, Visitor
 
 EMAIL_MAX = 254
@@ -247,9 +248,19 @@ class AccountService:
         """End this browser's session (nothing if it has none)."""
         if session_id is not None and visitor.account_id is not None:
             now = self.core.clock.now()
-            await self.core.writer.write(
-                store.RevokeSessions(visitor.account_id, now, only=session_id)
-            )
+            await self._revoke(store.RevokeSessions(visitor.account_id, now, only=session_id))
+
+    async def _revoke(self, revoke: store.RevokeSessions) -> int:
+        """End sessions, then tell their sockets, in every process (:func:`sessions_ended`)."""
+        ended: int = await self.core.writer.write(revoke)
+        await sessions_ended(self.core, revoke.account_id)
+        return ended
+
+    async def session_live(self, session_id: str) -> bool:
+        """Whether this session is neither revoked nor expired: a socket opened with it asks."""
+        async with self.core.sessions() as session:
+            found = await store.live_session(session, session_id, self.core.clock.now())
+        return found is not None
 
     async def rename(self, visitor: Visitor, raw_name: object) -> Visitor:
         """The signed-in visitor's new display name (guest-name rules: ``bad_name``); the
@@ -320,17 +331,12 @@ class AccountService:
         ]
         if len(found) != 1:
             raise AppError(ErrorCode.SESSION_NOT_FOUND, "You have no such session")
-        await self.core.writer.write(
-            store.RevokeSessions(account.id, self.core.clock.now(), only=found[0])
-        )
+        await self._revoke(store.RevokeSessions(account.id, self.core.clock.now(), only=found[0]))
 
     async def logout_everywhere(self, visitor: Visitor) -> int:
         """End every session of the account, this one too; how many ended."""
         account = await self._own(visitor)
-        ended: int = await self.core.writer.write(
-            store.RevokeSessions(account.id, self.core.clock.now())
-        )
-        return ended
+        return await self._revoke(store.RevokeSessions(account.id, self.core.clock.now()))
 
     async def change_password(
         self, visitor: Visitor, current: object, new: object, session_id: str | None
@@ -351,7 +357,7 @@ class AccountService:
         await self.core.writer.write(
             store.UpdateAccount(account.id, {"password_hash": hashed, "password_changed_at": now})
         )
-        await self.core.writer.write(store.RevokeSessions(account.id, now, keep=session_id))
+        await self._revoke(store.RevokeSessions(account.id, now, keep=session_id))
 
     async def update_settings(self, visitor: Visitor, changes: dict[str, Any]) -> Json:
         """The account's settings, changed."""
@@ -412,6 +418,12 @@ _SYSTEMS = (
     ("Mac OS X", "macOS"),
     ("Linux", "Linux"),
 )
+
+
+async def sessions_ended(core: Core, account_id: int) -> None:
+    """Tell every socket of the account, in every process, that some of its sessions ended: each
+    asks whether its own did and, if so, closes (app.routes.ws). Sent after the commit."""
+    await core.hub.publish(account_channel(account_id), SESSIONS_ENDED)
 
 
 def not_signed_in() -> AppError:

@@ -26,6 +26,7 @@ from app.mail import Mailer
 from app.repository import accounts as store
 from app.repository import challenges as challenge_reads
 from app.runtime.rules import title
+from app.services.accounts import sessions_ended
 from app.services.core import Core, Json
 
 log = logging.getLogger("hexmoot")
@@ -94,11 +95,12 @@ class MailService:
         password = check_password_rules(raw_password)
         hashed = await hash_password(password)
         try:
-            await self.core.writer.write(
+            account_id: int = await self.core.writer.write(
                 store.ResetPassword(_token_id(raw_token), hashed, self.core.clock.now())
             )
         except store.TokenRefused:
             raise refused from None
+        await sessions_ended(self.core, account_id)
         return {"ok": True}
 
     async def send_digests(self, now: int | None = None) -> int:

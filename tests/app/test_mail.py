@@ -101,6 +101,31 @@ async def test_recovery_by_a_single_use_link_that_expires(
             assert refused.status_code in (403, 422)
 
 
+async def test_a_reset_spends_every_open_link_of_the_account(
+    mailing: FastAPI, smtp: SmtpServer, backend: str
+) -> None:
+    """Two links asked in turn: the newer one resets, and the older one is spent with it."""
+    address = f"older-{backend}@example.org"
+    async with _client(mailing) as ann, _client(mailing) as anyone:
+        await signup(ann, f"older_{backend}", email=address)
+        for _ in range(2):
+            asked = await anyone.post("/api/account/recover", json={"username_or_email": address})
+            assert asked.status_code == 202
+        older, newer = (
+            smtp.inbox.link(m, "/account/reset").split("token=", 1)[1]
+            for m in smtp.inbox.to(address)
+        )
+        done = await anyone.post(
+            "/api/account/reset", json={"token": newer, "password": "a brand new phrase"}
+        )
+        assert done.status_code == 200, done.text
+        stale = await anyone.post(
+            "/api/account/reset", json={"token": older, "password": "the thief's own phrase"}
+        )
+        assert (stale.status_code, stale.json()["error"]["code"]) == (403, "bad_recovery_token")
+        await login(anyone, f"older_{backend}", "a brand new phrase")
+
+
 async def _your_turn_game(first: httpx.AsyncClient, second: httpx.AsyncClient) -> str:
     """A game ``first`` created (seat 1) and ``second`` joined, played until ``second`` is to move."""
     slug, options = quick_game()
