@@ -17,11 +17,12 @@ few hundred bytes), a record's 1 MiB for import, and for replay enough for its 2
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import AppError, ErrorCode
-from app.parsing import natural
+from app.parsing import CONTROL, has_control, natural
 from app.web_errors import error_response
 
 #: The cap of every route not listed in ``ROUTE_LIMITS`` (bytes).
@@ -67,7 +68,9 @@ def _too_slow(timeout: float) -> AppError:
 
 class BodyLimit:
     """Refuse (413) any HTTP request whose body is over its route's cap, without reading it, and
-    (408) any whose body is not whole ``timeout`` seconds after the app first asks for it."""
+    (408) any whose body is not whole ``timeout`` seconds after the app first asks for it; and
+    (400) any whose path or query holds a control character (a socket's ``since`` and ``token``
+    are read as the protocol says: a ``since`` that is no version is ignored)."""
 
     def __init__(self, app: ASGIApp, timeout: float = 30.0) -> None:
         self.app = app
@@ -76,6 +79,11 @@ class BodyLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if _url_has_control(scope):  # where a NUL would reach the database (PostgreSQL refuses it)
+            await error_response(AppError(ErrorCode.BAD_REQUEST, f"the URL: {CONTROL}"))(
+                scope, receive, send
+            )
             return
         cap, code = body_limit(scope["method"], scope["path"])
         error = _refusal(cap, code)
@@ -133,6 +141,12 @@ class BodyLimit:
             await error_response(_too_slow(self.timeout), {"connection": "close"})(
                 scope, receive, send
             )
+
+
+def _url_has_control(scope: Scope) -> bool:
+    """Whether the request's path or query, decoded, holds a control character."""
+    query = unquote_plus(scope.get("query_string", b"").decode("latin-1"))
+    return has_control(scope["path"]) or has_control(query)
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -17,10 +17,25 @@ from typing import Any
 INT64_MAX = (1 << 63) - 1
 _DIGITS = re.compile(r"[0-9]{1,19}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: How deep arrays and objects may nest in anything a client sends.
 MAX_DEPTH = 32
 TOO_DEEP = f"the JSON is nested deeper than {MAX_DEPTH} levels"
 SURROGATE = "the JSON's text holds a lone surrogate (\\ud800 to \\udfff), which is no Unicode"
+CONTROL = (
+    "the text holds a control character (U+0000 to U+001F other than tab, line feed and carriage "
+    "return, or U+007F), which no field allows"
+)
+
+
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character that no field of the protocol allows (NUL
+    first among them: PostgreSQL cannot store it).
+
+    >>> has_control("tab\\tand\\nlines"), has_control("nul\\x00")
+    (False, True)
+    """
+    return _CONTROL.search(text) is not None
 
 
 def natural(raw: str) -> int | None:
@@ -37,14 +52,15 @@ def natural(raw: str) -> int | None:
 
 
 def json_fault(value: object) -> str | None:
-    """Why a parsed JSON value is refused, or None: text holding a lone surrogate, or arrays and
+    """Why a parsed JSON value is refused, or None: text holding a lone surrogate or a control
+    character (:func:`has_control`), in a value or a key, or arrays and
     objects nested deeper than ``MAX_DEPTH`` (no message of the protocol comes close, and deep
     values would cost every later ``repr``, comparison or validation a deep recursion).
 
     Walked with a stack, not recursion, so the walk itself cannot exhaust the stack.
 
-    >>> json_fault({"a": ["ok"]}), json_fault(["\\udfff"]) == SURROGATE
-    (None, True)
+    >>> json_fault({"a": ["ok"]}), json_fault(["\\udfff"]) == SURROGATE, json_fault({"\\x00": 1})
+    (None, True, 'the text holds a control character (U+0000 to U+001F other than tab, line feed and carriage return, or U+007F), which no field allows')
     """
     stack: list[tuple[object, int]] = [(value, 0)]
     while stack:
@@ -52,6 +68,8 @@ def json_fault(value: object) -> str | None:
         if isinstance(item, str):
             if not item.isascii() and _SURROGATE.search(item):
                 return SURROGATE
+            if _CONTROL.search(item):
+                return CONTROL
         elif isinstance(item, dict | list | tuple):
             if depth >= MAX_DEPTH:
                 return TOO_DEEP
@@ -62,7 +80,7 @@ def json_fault(value: object) -> str | None:
 
 def loads(raw: str | bytes) -> Any:
     """The JSON value of ``raw``; ValueError saying why not (syntax, encoding, an integer of over
-    4,300 digits, nesting too deep, a lone surrogate in a string)."""
+    4,300 digits, nesting too deep, a lone surrogate or a control character in a string)."""
     try:
         value = json.loads(raw)
     except RecursionError:
