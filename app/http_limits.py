@@ -17,7 +17,6 @@ few hundred bytes), a record's 1 MiB for import, and for replay enough for its 2
 from __future__ import annotations
 
 import asyncio
-from urllib.parse import unquote_plus
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -69,8 +68,7 @@ def _too_slow(timeout: float) -> AppError:
 class BodyLimit:
     """Refuse (413) any HTTP request whose body is over its route's cap, without reading it, and
     (408) any whose body is not whole ``timeout`` seconds after the app first asks for it; and
-    (400) any whose path or query holds a control character (a socket's ``since`` and ``token``
-    are read as the protocol says: a ``since`` that is no version is ignored)."""
+    (400) any whose path holds a control character."""
 
     def __init__(self, app: ASGIApp, timeout: float = 30.0) -> None:
         self.app = app
@@ -80,7 +78,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if _url_has_control(scope):  # where a NUL would reach the database (PostgreSQL refuses it)
+        if _url_has_control(scope):  # a NUL would reach the database (PostgreSQL refuses it)
             await error_response(AppError(ErrorCode.BAD_REQUEST, f"the URL: {CONTROL}"))(
                 scope, receive, send
             )
@@ -144,9 +142,9 @@ class BodyLimit:
 
 
 def _url_has_control(scope: Scope) -> bool:
-    """Whether the request's path or query, decoded, holds a control character."""
-    query = unquote_plus(scope.get("query_string", b"").decode("latin-1"))
-    return has_control(scope["path"]) or has_control(query)
+    """Whether the request's path, decoded, holds a control character (each query parameter is
+    read by its route, which refuses one with its own code: ``bad_filter``...)."""
+    return has_control(scope["path"])
 
 
 def _content_length(scope: Scope) -> int | None:

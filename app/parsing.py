@@ -26,6 +26,7 @@ CONTROL = (
     "the text holds a control character (U+0000 to U+001F other than tab, line feed and carriage "
     "return, or U+007F), which no field allows"
 )
+NUL_TEXT = "the text holds a NUL character (U+0000), which no field allows"
 
 
 def has_control(text: str) -> bool:
@@ -52,15 +53,16 @@ def natural(raw: str) -> int | None:
 
 
 def json_fault(value: object) -> str | None:
-    """Why a parsed JSON value is refused, or None: text holding a lone surrogate or a control
-    character (:func:`has_control`), in a value or a key, or arrays and
+    """Why a parsed JSON value is refused, or None: text holding a lone surrogate or a NUL, in a
+    value or a key (the other control characters are refused by each field that takes text, with
+    its own code: ``bad_name``, ``bad_chat``...), or arrays and
     objects nested deeper than ``MAX_DEPTH`` (no message of the protocol comes close, and deep
     values would cost every later ``repr``, comparison or validation a deep recursion).
 
     Walked with a stack, not recursion, so the walk itself cannot exhaust the stack.
 
     >>> json_fault({"a": ["ok"]}), json_fault(["\\udfff"]) == SURROGATE, json_fault({"\\x00": 1})
-    (None, True, 'the text holds a control character (U+0000 to U+001F other than tab, line feed and carriage return, or U+007F), which no field allows')
+    (None, True, 'the text holds a NUL character (U+0000), which no field allows')
     """
     stack: list[tuple[object, int]] = [(value, 0)]
     while stack:
@@ -68,8 +70,8 @@ def json_fault(value: object) -> str | None:
         if isinstance(item, str):
             if not item.isascii() and _SURROGATE.search(item):
                 return SURROGATE
-            if _CONTROL.search(item):
-                return CONTROL
+            if "\x00" in item:
+                return NUL_TEXT
         elif isinstance(item, dict | list | tuple):
             if depth >= MAX_DEPTH:
                 return TOO_DEEP
@@ -80,7 +82,7 @@ def json_fault(value: object) -> str | None:
 
 def loads(raw: str | bytes) -> Any:
     """The JSON value of ``raw``; ValueError saying why not (syntax, encoding, an integer of over
-    4,300 digits, nesting too deep, a lone surrogate or a control character in a string)."""
+    4,300 digits, nesting too deep, a lone surrogate or a NUL in a string)."""
     try:
         value = json.loads(raw)
     except RecursionError:

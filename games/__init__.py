@@ -88,7 +88,22 @@ def get_offered(slug: str, options: Mapping[str, object] | None = None, /) -> Ru
     Traceback (most recent call last):
     ...
     ValueError: valaturna: option 'size' cannot be 6 (offered: 5, 7)
+
+    Each value must be of its option's type as given: the text ``"5"`` is no size here (:func:`get`
+    reads text, for the command line).
+
+    >>> get_offered("valaturna", {"size": "5"})
+    Traceback (most recent call last):
+    ...
+    ValueError: valaturna: option 'size' must be int, not '5'
     """
+    for option in rules_class(slug).OPTIONS:
+        value = (options or {}).get(option.name, option.default)
+        kind = type(option.default)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise ValueError(
+                f"{slug}: option {option.name!r} must be {kind.__name__}, not {value!r}"
+            )
     rules = get(slug, options)
     for option in rules.OPTIONS:
         option.check_offered(slug, rules.options[option.name])

@@ -120,7 +120,7 @@ class LoggedOutOut(Out):
 class RecoverIn(Strict):
     """``POST /api/account/recover``: a username or an email address."""
 
-    username_or_email: Any
+    username_or_email: str
 
 
 class ResetIn(Strict):

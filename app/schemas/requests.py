@@ -66,11 +66,13 @@ TimeControlField = Annotated[
 
 
 class Strict(BaseModel):
-    """Unknown fields are refused, so a typo is an error rather than silently ignored; so are text
-    holding a lone surrogate (JSON's ``"\\udfff"``: it cannot be encoded to be stored or echoed) and
-    values nested deeper than ``app.parsing.MAX_DEPTH``."""
+    """Unknown fields are refused, so a typo is an error rather than silently ignored; so are a
+    value of another type than its field's (``"yes"`` or ``1`` for a boolean, ``"5"`` for an
+    integer: pydantic's strict mode), text holding a lone surrogate (JSON's ``"\\udfff"``: it
+    cannot be encoded to be stored or echoed) or a control character, and values nested deeper
+    than ``app.parsing.MAX_DEPTH``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     @model_validator(mode="before")
     @classmethod

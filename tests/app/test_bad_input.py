@@ -145,18 +145,17 @@ async def test_a_result_of_the_wrong_type_is_an_invalid_record(
     assert await table_counts(app) == before
 
 
-async def test_a_server_result_holding_nul_text_is_stored_not_a_500(
-    clients: ClientFactory,
+async def test_a_record_holding_nul_text_is_refused_not_a_500(
+    clients: ClientFactory, app: FastAPI
 ) -> None:
-    """NUL is valid JSON text; PostgreSQL's ``json`` (not ``jsonb``) keeps it. The stored result is
-    the server's own (issue 14): the colour is the final position's, not the record's text."""
+    """NUL is valid JSON text, but no field allows it (PostgreSQL's text cannot hold it): a record
+    holding one is refused whole, in the one error shape, and nothing is stored (issue 26)."""
     client = await clients("Ann")
+    before = await table_counts(app)
     result = {"winner": 2, "reason": "resignation", "colour": "\x00", "scores": None}
     imported = await client.post("/api/archive/import", json=record_of(3, 2, result=result))
-    assert imported.status_code == 201, imported.text
-    snapshot = (await client.get(f"/api/games/{imported.json()['id']}")).json()
-    colour = snapshot["game"]["colours"]["2"]
-    assert snapshot["game"]["result"] == {**result, "colour": colour}
+    assert (imported.status_code, imported.json()["error"]["code"]) == (422, "bad_json")
+    assert await table_counts(app) == before
 
 
 # --- JSON nested too deeply, lone surrogates (items 7 and 10) ------------------------------------
