@@ -158,6 +158,32 @@ async def test_a_record_holding_nul_text_is_refused_not_a_500(
     assert await table_counts(app) == before
 
 
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        ({"game": "valaturna", "public": "yes"}, "invalid_request", "public"),
+        ({"game": "valaturna", "public": 1}, "invalid_request", "public"),
+        ({"game": "valaturna", "rated": 1}, "invalid_request", "rated"),
+        ({"game": "valaturna", "takebacks": "no"}, "invalid_request", "takebacks"),
+        ({"game": "valaturna", "options": {"size": "5"}}, "bad_option", None),
+        ({"game": "valaturna", "options": {"size": 5.0}}, "bad_option", None),
+        ({"game": "valaturna", "options": {"size": True}}, "bad_option", None),
+    ],
+)
+async def test_a_field_of_the_wrong_type_is_refused_not_read(
+    clients: ClientFactory, app: FastAPI, body: dict[str, Any], code: str, field: str | None
+) -> None:
+    """The protocol says a field of the wrong type is refused: never read as another value
+    (``"yes"`` as true, ``"5"`` as 5), and nothing is made (issue 26)."""
+    client = await clients("Ann")
+    before = await table_counts(app)
+    answer = await client.post("/api/games", json=body)
+    assert answer.json()["error"]["code"] == code, answer.text
+    if field is not None:
+        assert field in answer.json()["error"]["message"], answer.text
+    assert await table_counts(app) == before
+
+
 # --- JSON nested too deeply, lone surrogates (items 7 and 10) ------------------------------------
 
 
