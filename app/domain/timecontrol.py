@@ -121,10 +121,15 @@ class TimeControl:
         return self.kind != "unlimited"
 
     def label(self) -> str:
-        """How people write it: "3+2", "3 days", "Unlimited"."""
+        """How people write it: "3+2", "½+0" (30 s), "1½+1", "100s+0", "3 days", "Unlimited".
+
+        >>> [TimeControl("realtime", b, 0).label() for b in (30, 60, 90, 100, 180)]
+        ['½+0', '1+0', '1½+0', '100s+0', '3+0']
+        """
         if self.kind == "realtime":
-            minutes = self.base / 60
-            shown = f"{minutes:g}" if minutes >= 1 else f"{minutes:.1f}".lstrip("0")
+            whole, rest = divmod(self.base, 60)
+            fraction = {0: "", 15: "¼", 30: "½", 45: "¾"}.get(rest)
+            shown = f"{whole or ''}{fraction}" if fraction is not None else f"{self.base}s"
             return f"{shown}+{self.increment}"
         if self.kind == "correspondence":
             return f"{self.days} day{'s' if self.days > 1 else ''} per move"

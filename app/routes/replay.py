@@ -45,8 +45,8 @@ async def replay_views(request: Request, service: ServiceDep) -> Response:
         body = json.loads(raw)
     except RecursionError:
         raise AppError(ErrorCode.BAD_JSON, TOO_DEEP, ply=None) from None
-    except ValueError:  # syntax, encoding, an integer of over 4,300 digits
-        raise _replay_error("the body must be JSON") from None
+    except ValueError:  # syntax, encoding, an integer of over 4,300 digits: bad_json, as import
+        raise AppError(ErrorCode.BAD_JSON, "the body must be JSON", ply=None) from None
     fault = json_fault(body)
     if fault is not None:
         raise AppError(ErrorCode.BAD_JSON, fault, ply=None)

@@ -33,7 +33,7 @@ def test_parse_accepts_the_offered_controls_and_refuses_the_rest() -> None:
     assert TimeControl.parse(None) == TimeControl()
     assert TimeControl.parse({"kind": "realtime", "base": 180, "increment": 2}) == BLITZ
     assert TimeControl.parse({"kind": "correspondence", "days": 3}).days == 3
-    assert BLITZ.label() == "3+2" and TimeControl("realtime", 30, 0).label() == ".5+0"
+    assert BLITZ.label() == "3+2" and TimeControl("realtime", 30, 0).label() == "½+0"
     bad = [
         ({"kind": "realtime", "base": 10}, "time_control.base"),
         ({"kind": "realtime", "base": 60, "increment": 181}, "time_control.increment"),
