@@ -53,23 +53,26 @@ class PlayService:
             game = await core.load(session, game_id)
             # A retried message was committed at its version, so the game has moved past it: only
             # then can it be a duplicate (this spares the lookup on the common path).
-            if version != game.version or game.status != "active":
+            looked = version != game.version or game.status != "active"
+            if looked:
                 duplicate = await self._duplicate(session, game, visitor, msg_id, sent)
                 if duplicate is not None:
                     return duplicate
-            seat = self._acting_seat(game, visitor)
-            if version != game.version:
-                raise stale(game.version, version)
-            if game.to_move != seat:
-                raise AppError(ErrorCode.NOT_YOUR_TURN, not_your_turn(game))
-            position = await core.position(session, game)
-            rules = position.rules
             try:
-                canonical, new_state = await core.rules.check_move(rules, position.state, text)
-            except InvalidMoveError as exc:
-                raise AppError(ErrorCode.INVALID_MOVE, str(exc), rule=rule_of(exc)) from exc
-            except IllegalMoveError as exc:
-                raise AppError(ErrorCode.ILLEGAL_MOVE, str(exc), rule=rule_of(exc)) from exc
+                seat = self._acting_seat(game, visitor)
+                if version != game.version:
+                    raise stale(game.version, version)
+                if game.to_move != seat:
+                    raise AppError(ErrorCode.NOT_YOUR_TURN, not_your_turn(game))
+                position = await core.position(session, game)
+                rules = position.rules
+                canonical, new_state = await self._checked(rules, position.state, text)
+            except AppError:
+                # A refusal: an id of this sender's already used names another message, which
+                # the protocol answers before any other refusal (msg_id_reused).
+                if not looked:
+                    await self._duplicate(session, game, visitor, msg_id, sent)
+                raise
             ply = game.ply_count + 1
             now = core.clock.now()
             move_data: Json = {"ply": ply, "move": canonical, "seat": seat}
@@ -255,6 +258,17 @@ class PlayService:
         if game.status != "active":
             raise AppError(ErrorCode.GAME_OVER, "This game is over")
         return seat
+
+    async def _checked(self, rules: Any, state: Any, text: str) -> tuple[str, Any]:
+        """The canonical text of a move and the state after it; ``invalid_move`` or
+        ``illegal_move`` naming the rule it breaks."""
+        try:
+            checked: tuple[str, Any] = await self.core.rules.check_move(rules, state, text)
+        except InvalidMoveError as exc:
+            raise AppError(ErrorCode.INVALID_MOVE, str(exc), rule=rule_of(exc)) from exc
+        except IllegalMoveError as exc:
+            raise AppError(ErrorCode.ILLEGAL_MOVE, str(exc), rule=rule_of(exc)) from exc
+        return checked
 
     async def _duplicate(
         self, session: AsyncSession, game: Game, visitor: Visitor, msg_id: str, sent: Sent

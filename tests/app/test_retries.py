@@ -153,6 +153,12 @@ async def test_a_reused_msg_id_with_another_message_is_refused(
             assert answer["version"] == 4 and answer["msg_id"] == "m1"
             if transport == "http":
                 assert answer["status"] == 409
+        # At the game's current version too, where another refusal would also apply: Bo's old
+        # id out of turn (it was not_your_turn), Ann's under a move the rules refuse.
+        for who, message in ((bo, move(now, 4, "b1")), (ann, move("nowhere", 4, "m1"))):
+            answer = await answer_of(who, game_id, message, transport)
+            assert answer.get("code") == "msg_id_reused", (message, answer)
+            assert answer["version"] == 4
         assert await rows_of(sessions, game_id) == before
         # The same message again is the duplicate it always was.
         again = await answer_of(ann, game_id, move(first, 2, "m1"), transport)
