@@ -21,7 +21,7 @@ import asyncio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import AppError, ErrorCode
-from app.parsing import CONTROL, has_control, natural
+from app.parsing import natural
 from app.web_errors import error_response
 
 #: The cap of every route not listed in ``ROUTE_LIMITS`` (bytes).
@@ -67,8 +67,7 @@ def _too_slow(timeout: float) -> AppError:
 
 class BodyLimit:
     """Refuse (413) any HTTP request whose body is over its route's cap, without reading it, and
-    (408) any whose body is not whole ``timeout`` seconds after the app first asks for it; and
-    (400) any whose path holds a control character."""
+    (408) any whose body is not whole ``timeout`` seconds after the app first asks for it."""
 
     def __init__(self, app: ASGIApp, timeout: float = 30.0) -> None:
         self.app = app
@@ -77,11 +76,6 @@ class BodyLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
-            return
-        if _url_has_control(scope):  # a NUL would reach the database (PostgreSQL refuses it)
-            await error_response(AppError(ErrorCode.BAD_REQUEST, f"the URL: {CONTROL}"))(
-                scope, receive, send
-            )
             return
         cap, code = body_limit(scope["method"], scope["path"])
         error = _refusal(cap, code)
@@ -139,12 +133,6 @@ class BodyLimit:
             await error_response(_too_slow(self.timeout), {"connection": "close"})(
                 scope, receive, send
             )
-
-
-def _url_has_control(scope: Scope) -> bool:
-    """Whether the request's path, decoded, holds a control character (each query parameter is
-    read by its route, which refuses one with its own code: ``bad_filter``...)."""
-    return has_control(scope["path"])
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -17,26 +17,11 @@ from typing import Any
 INT64_MAX = (1 << 63) - 1
 _DIGITS = re.compile(r"[0-9]{1,19}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: How deep arrays and objects may nest in anything a client sends.
 MAX_DEPTH = 32
 TOO_DEEP = f"the JSON is nested deeper than {MAX_DEPTH} levels"
 SURROGATE = "the JSON's text holds a lone surrogate (\\ud800 to \\udfff), which is no Unicode"
-CONTROL = (
-    "the text holds a control character (U+0000 to U+001F other than tab, line feed and carriage "
-    "return, or U+007F), which no field allows"
-)
 NUL_TEXT = "the text holds a NUL character (U+0000), which no field allows"
-
-
-def has_control(text: str) -> bool:
-    """Whether ``text`` holds a control character that no field of the protocol allows (NUL
-    first among them: PostgreSQL cannot store it).
-
-    >>> has_control("tab\\tand\\nlines"), has_control("nul\\x00")
-    (False, True)
-    """
-    return _CONTROL.search(text) is not None
 
 
 def natural(raw: str) -> int | None:

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SkipValidation
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    SkipValidation,
+    model_serializer,
+)
 
 from app.errors import ErrorCode
 from app.schemas.view import Colours, Hint, Result, Seat, View
@@ -26,6 +33,17 @@ class Out(BaseModel):
     """An exact object of the protocol: no key beyond those documented."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class Sparse(Out):
+    """An object some of whose keys belong to some kinds only: a key is sent only if it was
+    given, never as a null the socket's twin of the same object leaves out."""
+
+    # Unannotated on purpose: an annotated return type would become the schema of the object.
+    @model_serializer(mode="wrap")
+    def _given_only(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        data: dict[str, Any] = handler(self)
+        return {key: value for key, value in data.items() if key in self.model_fields_set}
 
 
 # --- errors ----------------------------------------------------------------------------------------
@@ -170,7 +188,7 @@ class CancelledOut(Out):
     status: Literal["cancelled"]
 
 
-class TimeControlOut(Out):
+class TimeControlOut(Sparse):
     """A game's time control: seconds for ``realtime``, days per move for ``correspondence``."""
 
     kind: Literal["unlimited", "realtime", "correspondence"]
@@ -191,7 +209,7 @@ class ClockOut(Out):
     now: int = Field(description="the server's time these figures are for (epoch ms)")
 
 
-class OfferOut(Out):
+class OfferOut(Sparse):
     """A pending offer: a draw, a takeback of ``plies`` plies, or a rematch, by ``seat``."""
 
     kind: Literal["draw", "takeback", "rematch"]

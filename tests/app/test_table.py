@@ -44,11 +44,11 @@ async def test_a_draw_offered_and_accepted_in_harmijan(clients: ClientFactory) -
     refused(await pair.post(to_move, "answer", kind="draw", accept=True), 409, "no_offer")
     assert (await pair.snapshot())["version"] == before["version"]
     offered = await pair.post(to_move, "offer", kind="draw")
-    assert offered.json()["offer"] == {"kind": "draw", "seat": to_move, "plies": None}
+    assert offered.json()["offer"] == {"kind": "draw", "seat": to_move}
     refused(await pair.post(to_move, "offer", kind="draw"), 409, "already_offered")
     refused(await pair.post(to_move, "answer", kind="draw", accept=True), 409, "own_offer")
     snapshot = await pair.snapshot()
-    assert snapshot["game"]["offer"] == {"kind": "draw", "seat": to_move, "plies": None}
+    assert snapshot["game"]["offer"] == {"kind": "draw", "seat": to_move}
     assert snapshot["version"] == before["version"]  # an offer is no change of the game
     accepted = await pair.post(other, "answer", kind="draw", accept=True)
     assert accepted.status_code == 200, accepted.text
@@ -153,12 +153,7 @@ async def test_a_rematch_swaps_the_seats(clients: ClientFactory) -> None:
     new = (await pair.seats[1].get(f"/api/games/{new_id}")).json()["game"]
     assert new["rematch_of"] == pair.id and new["status"] == "active"
     assert [p["name"] for p in new["players"]] == ["Bob", "Ann"]
-    assert new["clock"]["control"] == {
-        "kind": "realtime",
-        "base": 300,
-        "increment": 3,
-        "days": None,
-    }
+    assert new["clock"]["control"] == {"kind": "realtime", "base": 300, "increment": 3}
     refused(await pair.post(2, "offer", kind="rematch"), 409, "rematch_done")
     mine = (await pair.seats[1].get("/api/me/games")).json()
     assert new_id in str(mine)
@@ -278,3 +273,41 @@ async def test_an_unnamed_spectator_chats_through_a_real_server(chat_server: Liv
     finally:
         for visitor in (ann, bob, cy, dee):
             await visitor.close()
+
+
+async def test_the_http_snapshot_is_the_sockets_key_for_key(chat_server: LiveServer) -> None:
+    """Objects are exact (issue 26): a realtime clock's control has no ``days``, a draw offer no
+    ``plies``, over HTTP as over the socket, and a challenge's time control no null keys."""
+    from tests.support.accounts import signup
+
+    ann = await TestVisitor(chat_server.url).start("Ann")
+    bob = await TestVisitor(chat_server.url).start("Bob")
+    try:
+        realtime = {"kind": "realtime", "base": 180, "increment": 2}
+        made = (
+            await ann.http.post(
+                "/api/games", json={"game": "exxit", "seat": 1, "time_control": realtime}
+            )
+        ).json()
+        joined = await bob.http.post(
+            f"/api/games/{made['id']}/join", json={"token": made["join_token"]}
+        )
+        assert joined.status_code == 200, joined.text
+        offered = await ann.http.post(f"/api/games/{made['id']}/offer", json={"kind": "draw"})
+        assert offered.status_code == 200, offered.text
+        socket = await ann.open(made["id"])
+        over_socket = (await socket.expect("snapshot"))["game"]
+        over_http = (await ann.http.get(f"/api/games/{made['id']}")).json()["game"]
+        assert over_http["clock"]["control"] == over_socket["clock"]["control"] == realtime
+        assert over_http["offer"] == over_socket["offer"] == {"kind": "draw", "seat": 1}
+        await signup(ann.http, "exact_ann")
+        await signup(bob.http, "exact_bob")
+        sent = await ann.http.post(
+            "/api/challenges",
+            json={"to": "exact_bob", "game": "exxit", "seat": 1, "time_control": realtime},
+        )
+        assert sent.status_code == 201, sent.text
+        assert sent.json()["time_control"] == realtime
+    finally:
+        await ann.close()
+        await bob.close()
