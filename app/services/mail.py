@@ -46,13 +46,26 @@ class MailService:
     def _off(self) -> AppError:
         return AppError(ErrorCode.EMAIL_DISABLED, "This server sends no email")
 
-    async def recover(self, raw: object) -> Json:
-        """Send a recovery link to the account(s) named by username or email, if any."""
+    def recovery_of(self, raw: object) -> str | None:
+        """The key whose accounts :meth:`send_recovery` mails, or None when ``raw`` names none
+        (``email_disabled`` without an SMTP server). It asks nothing of the database: whether
+        such an account exists is found out after the answer, so that the answer's time never
+        tells (the route runs :meth:`send_recovery` once it has answered)."""
         if not self.mailer.on:
             raise self._off()
         if not isinstance(raw, str) or not 1 <= len(raw.strip()) <= 254:
-            return {"ok": True}
-        key = username_key(raw.strip())
+            return None
+        return username_key(raw.strip())
+
+    async def send_recovery(self, key: str) -> None:
+        """Mail a recovery link to the account(s) of ``key`` (a username or an address), if any.
+        Run after the answer: a failure is logged, never raised."""
+        try:
+            await self._send_recovery(key)
+        except Exception:
+            log.exception("sending a recovery link failed")
+
+    async def _send_recovery(self, key: str) -> None:
         async with self.core.sessions() as session:
             accounts = await store.accounts_to_recover(session, key)
         now = self.core.clock.now()
@@ -82,7 +95,6 @@ class MailService:
                 f"{site}/account/reset?token={token}\n\n"
                 "If you did not ask, ignore this message: your password stays as it is.\n",
             )
-        return {"ok": True}
 
     async def reset(self, raw_token: object, raw_password: object) -> Json:
         """Set a new password with a recovery link's token; every session ends."""

@@ -66,7 +66,7 @@ async def end_session(way: str, owner: TestVisitor, smtp: SmtpServer, address: s
         before = len(smtp.inbox.to(address))
         asked = await http.post("/api/account/recover", json={"username_or_email": address})
         assert asked.status_code == 202, asked.text
-        (mail,) = smtp.inbox.to(address)[before:]
+        (mail,) = (await smtp.inbox.arrived(address, before + 1))[before:]
         token = smtp.inbox.link(mail, "/account/reset").split("token=", 1)[1]
         body = {"token": token, "password": "a wholly other phrase"}
         assert (await http.post("/api/account/reset", json=body)).status_code == 200
@@ -171,3 +171,32 @@ async def test_a_socket_of_a_live_session_stays_when_another_session_ends(
     finally:
         for visitor in (owner, thief, bo):
             await visitor.close()
+
+
+async def test_a_recovery_answers_before_it_looks_for_the_account(
+    two_processes: tuple[LiveServer, LiveServer], smtp: SmtpServer
+) -> None:
+    """The answer to a recovery never says whether the account exists, by its words or by its time
+    (an unknown name answered in 8 to 12 ms, a known one in 16 to 20 ms): it comes before the
+    database is asked and the mail sent. Shown without a stopwatch: while the SMTP server holds
+    every mail, the answer for a known account still comes, and the mail follows once released."""
+    one, _ = two_processes
+    username = f"r_{secrets.token_hex(4)}"
+    address = f"{username}@example.org"
+    owner = TestVisitor(one.url)
+    try:
+        await owner.start()
+        await signup(owner.http, username, email=address)
+        smtp.inbox.open.clear()
+        try:
+            for who in (username, address, "nobody_at_all"):
+                answer = await owner.http.post(
+                    "/api/account/recover", json={"username_or_email": who}
+                )
+                assert (answer.status_code, answer.json()) == (202, {"ok": True})
+            assert smtp.inbox.to(address) == []  # held, and answered all the same
+        finally:
+            smtp.inbox.open.set()
+        assert len(await smtp.inbox.arrived(address, 2)) == 2
+    finally:
+        await owner.close()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import email
 import email.policy
 import re
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
@@ -19,8 +22,12 @@ class Inbox:
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
+        # Cleared, a message waits before it is accepted (the server's side: its delivery hangs).
+        self.open = threading.Event()
+        self.open.set()
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        await asyncio.get_running_loop().run_in_executor(None, self.open.wait, 60)
         parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
         assert isinstance(parsed, EmailMessage)
         self.messages.append(parsed)
@@ -29,6 +36,15 @@ class Inbox:
     def to(self, address: str) -> list[EmailMessage]:
         """The messages sent to ``address``."""
         return [m for m in self.messages if m["To"] == address]
+
+    async def arrived(self, address: str, count: int, within: float = 30.0) -> list[EmailMessage]:
+        """The messages sent to ``address`` once there are ``count`` of them (a server mails after
+        it has answered); AssertionError if they do not come within ``within`` seconds."""
+        end = time.monotonic() + within
+        while len(found := self.to(address)) < count:
+            assert time.monotonic() < end, f"{count} mails to {address} never came"
+            await asyncio.sleep(0.02)
+        return found
 
     @staticmethod
     def body(message: EmailMessage) -> str:
