@@ -19,9 +19,17 @@ from app.identity import default_name, name_key, validate_name
 from app.models import Game
 from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
-from app.runtime.hub import LIVE_CHANNEL
+from app.runtime.hub import LIVE_CHANNEL, seat_channel
 from app.runtime.rules import Rules, known_games, slugs
-from app.services.core import Core, Json, Position, Visitor, owner, to_the_end
+from app.services.core import (
+    Core,
+    Json,
+    Position,
+    Visitor,
+    away_state,
+    owner,
+    to_the_end,
+)
 from app.services.reading import open_entry
 
 
@@ -237,12 +245,25 @@ class LifecycleService:
                 "status": "active",
                 "last_activity_at": now,
             }
+            if TimeControl.stored(game.time_control).kind == "realtime":
+                values["away"] = await self._absent_at_start(game, now)
             position = await core.position(session, game)
             joined = ("join", {"seat": seat, "name": visitor.name, "account": visitor.username})
             player = PlayerName(visitor.id, visitor.name, now)
             change = core.change(game, values, [joined], visitor, None, players=(player,))
             await core.advance(session, game, position, change, raced=full)
         return {"id": game_id, "seat": seat, "version": game.version}
+
+    async def _absent_at_start(self, game: Game, now: int) -> dict[str, dict[str, Any]]:
+        """The seats' absence as a real-time game starts: away is no open socket, so a seat with
+        none (a joiner over HTTP, both players of an accepted challenge) is away from now until
+        its first socket opens, and may be claimed after its grace like any other."""
+        core = self.core
+        state = away_state(game, core.settings.away_grace)
+        for seat in ("1", "2"):
+            if not await core.hub.presence_count(seat_channel(game.id, int(seat))):
+                state[seat]["since"] = now
+        return state
 
     @to_the_end
     async def cancel(self, visitor: Visitor, game_id: str) -> Json:

@@ -248,6 +248,8 @@ async def test_the_disconnect_grace_and_the_claim(database_url: str) -> None:
         game = (await table.snapshot())["game"]
         bob = game["players"][1]
         bob_id = (await table.seats[2].get("/api/me")).json()["id"]
+        ann_id = (await table.seats[1].get("/api/me")).json()["id"]
+        await service.table.arrived(table.id, 1, ann_id)  # Ann's page is open throughout
         await service.table.arrived(table.id, 2, bob_id)
         early = await table.seats[1].post(f"/api/games/{table.id}/claim")
         assert early.status_code == 409 and early.json()["error"]["code"] == "cannot_claim"
@@ -267,6 +269,29 @@ async def test_the_disconnect_grace_and_the_claim(database_url: str) -> None:
         assert claimed.status_code == 200, claimed.text
         result = (await table.snapshot())["game"]["result"]
         assert (result["winner"], result["reason"]) == (1, "disconnect"), bob
+        await table.close()
+
+
+async def test_a_player_who_never_opened_a_socket_is_away(database_url: str) -> None:
+    """Absence is no open socket (issue 26): Bob joined over HTTP and never opened the game, so he
+    is away from the start, and Ann may claim the win once his grace is used up (she was told
+    "Your opponent is connected", and the game could only be aborted or wait to be abandoned)."""
+    clock = fresh_clock()
+    async with running(database_url, clock, away_grace=30) as app:
+        table = await Table.start(app, BLITZ_1_0)
+        started = clock.now()
+        ann_id = (await table.seats[1].get("/api/me")).json()["id"]
+        await app.state.service.table.arrived(table.id, 1, ann_id)
+        away = (await table.snapshot())["game"]["away"]
+        assert away == [None, {"since": started, "grace": 30_000}]
+        clock.advance(29)
+        early = await table.seats[1].post(f"/api/games/{table.id}/claim")
+        assert early.status_code == 409 and "1 s" in early.json()["error"]["message"], early.text
+        clock.advance(1)
+        claimed = await table.seats[1].post(f"/api/games/{table.id}/claim")
+        assert claimed.status_code == 200, claimed.text
+        result = (await table.snapshot())["game"]["result"]
+        assert (result["winner"], result["reason"]) == (1, "disconnect")
         await table.close()
 
 
@@ -386,12 +411,16 @@ async def test_a_dropped_socket_can_be_claimed_after_its_grace(
             await watching.expect("snapshot")
             dropping = await bob.open(game_id)
             await dropping.expect("snapshot")
+            # Bob, away from the start (he joined over HTTP), is back once his socket opens.
+            while (await watching.expect("table"))["away"][1] is not None:
+                pass
             await dropping.close()  # the socket drops
             while True:  # Ann's page is told, over the ordinary socket
                 table = await watching.expect("table")
                 if table["away"][1] is not None:
                     break
-            assert table["away"][1]["grace"] == 60_000
+            # less the moment between his join and his socket: absence is no open socket
+            assert 55_000 < table["away"][1]["grace"] <= 60_000
             early = await ann.http.post(f"/api/games/{game_id}/claim")
             assert early.status_code == 409, early.text
             assert early.json()["error"]["code"] == "cannot_claim"
