@@ -183,14 +183,19 @@ class AccountService:
             "digest_sent_at": None,
         }
         player = PlayerName(visitor.id, display_name, now)
+        owned = AppError(ErrorCode.ALREADY_SIGNED_IN, "This browser's guest already has an account")
         try:
             await self.core.writer.write(store.NewAccount(account, player, session_row))
         except store.UsernameTaken:
+            # The unique key refused either the username or this guest's player: a twin sign-up of
+            # the same guest that won the race (with another username) makes this one signed in.
+            async with self.core.sessions() as session:
+                guest = await reads.get_player(session, visitor.id)
+            if guest is not None and guest.account_id is not None:
+                raise owned from None
             raise _taken(username) from None
         except store.PlayerOwned:
-            raise AppError(
-                ErrorCode.ALREADY_SIGNED_IN, "This browser's guest already has an account"
-            ) from None
+            raise owned from None
         self.core.forget_owner(visitor.id)  # its seats now link to the account
         async with self.core.sessions() as session:
             created = await store.account_by_key(session, key)

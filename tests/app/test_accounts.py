@@ -219,3 +219,27 @@ async def test_login_limits_per_address_and_per_username(database_url: str) -> N
             assert other.json()["error"]["code"] == "bad_credentials"
         finally:
             await client.aclose()
+
+
+async def test_one_guest_signing_up_twice_at_once_is_told_it_is_signed_in(
+    clients: ClientFactory,
+) -> None:
+    """Two sign-ups of one guest race, each with a free username of its own: one account is made,
+    and the other is told ``already_signed_in`` (it was told its free username was taken)."""
+    import asyncio
+
+    for trial in range(5):
+        guest = await clients(f"Twin {trial}")
+        answers = await asyncio.gather(
+            *(
+                guest.post(
+                    "/api/account/signup",
+                    json={"username": f"twin{trial}{side}", "password": DEFAULT_PASSWORD},
+                )
+                for side in "ab"
+            )
+        )
+        statuses = sorted(answer.status_code for answer in answers)
+        assert statuses == [201, 409], [answer.text for answer in answers]
+        (lost,) = [answer for answer in answers if answer.status_code == 409]
+        assert lost.json()["error"]["code"] == "already_signed_in", lost.text
