@@ -26,7 +26,9 @@ for ``estimate = base + 40 * increment`` seconds (100 ms for 1+0, 260 ms for 3+2
 a slow network is not charged for the network, and an honest fast one loses nothing.
 
 **Flagging.** A seat's deadline is when its running clock reaches zero (``deadline``); a move that
-reaches the server after it but whose compensated charge still fits is accepted.
+reaches the server after it but whose compensated charge still fits is accepted, so the server
+flags the seat only once no allowance can cover a move any more (``flag_at``: the deadline plus
+``min(quota, LAG_CAP_MS)``).
 """
 
 from __future__ import annotations
@@ -217,6 +219,20 @@ class Clocks:
         if not self.running or to_move is None or self.turn_started_at is None:
             return None
         return self.turn_started_at + self.remaining[to_move - 1]
+
+    def flag_at(self, to_move: int | None, control: TimeControl) -> int | None:
+        """When the server flags the seat to move: its :meth:`deadline` plus the most lag
+        allowance a move of its could still be granted (``min(quota, LAG_CAP_MS)`` in real time),
+        so that a late move the allowance covers can still arrive in time.
+
+        >>> clocks = Clocks((1000, 1000), (300, 300), (True, True), True, 0)
+        >>> clocks.deadline(1), clocks.flag_at(1, TimeControl("realtime", 60, 0))
+        (1000, 1300)
+        """
+        deadline = self.deadline(to_move)
+        if deadline is None or to_move is None or control.kind != "realtime":
+            return deadline
+        return deadline + min(self.quota[to_move - 1], LAG_CAP_MS)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from app.domain.ratings import Glicko, rate
-from app.domain.timecontrol import Clocks, credit
+from app.domain.timecontrol import Clocks, TimeControl, credit
 from app.models import ChatLine, Event, Game, Lease, Move, Player, Rating, RatingChange
 from app.repository.writer import Stale
 
@@ -356,16 +356,17 @@ class CreditOutage:
         if self.now - last <= self.after:
             return 0, 0
         running = conn.execute(
-            select(Game.id, Game.clocks, Game.to_move).where(
+            select(Game.id, Game.clocks, Game.to_move, Game.time_control).where(
                 Game.deadline_at.is_not(None), Game.status == "active"
             )
         ).all()
-        for game_id, raw, to_move in running:
+        for game_id, raw, to_move, control in running:
             clocks = credit(Clocks.from_json(raw), last, self.now)
+            flag_at = clocks.flag_at(to_move, TimeControl.stored(control))
             conn.execute(
                 update(Game)
                 .where(Game.id == game_id)
-                .values(clocks=clocks.to_json(), deadline_at=clocks.deadline(to_move))
+                .values(clocks=clocks.to_json(), deadline_at=flag_at)
             )
         conn.execute(update(Lease).where(Lease.name == SITE).values(beat_at=self.now))
         return self.now - last, len(running)

@@ -148,7 +148,7 @@ def clock_json(game: Game, now: int) -> Json | None:
         "label": control.label(),
         "remaining": [clocks.left(1, to_move, now), clocks.left(2, to_move, now)],
         "running": clocks.running and to_move is not None,
-        "deadline": game.deadline_at if to_move is not None else None,
+        "deadline": clocks.deadline(to_move) if clocks.running else None,
         "now": now,
     }
 

@@ -109,7 +109,7 @@ class PlayService:
                         ErrorCode.GAME_OVER, "Your time ran out before this move arrived"
                     ) from None
                 values["clocks"] = charged.clocks.to_json()
-                values["deadline_at"] = charged.clocks.deadline(next_to_move)
+                values["deadline_at"] = charged.clocks.flag_at(next_to_move, control)
                 if control.timed and clocks.running:
                     move_clock = (charged.left, charged.spent)
                     move_data["clock"] = charged.left

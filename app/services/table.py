@@ -179,7 +179,8 @@ class TableService:
         if game.clocks is not None:
             clocks = undo(Clocks.from_json(game.clocks), game.to_move, now)
             values["clocks"] = clocks.to_json()
-            values["deadline_at"] = clocks.deadline(to_move)
+            control = TimeControl.stored(game.time_control)
+            values["deadline_at"] = clocks.flag_at(to_move, control)
         event = ("undo", {"plies": plies, "ply_count": len(kept)})
         change = core.change(game, values, [event], visitor, None)
         change = dataclasses.replace(change, undo_after=len(kept))

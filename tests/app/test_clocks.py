@@ -104,15 +104,41 @@ async def test_a_flag_with_nobody_connected(database_url: str) -> None:
         assert clock_out["running"] and clock_out["remaining"] == [60_000, 60_000]
         clock.advance(59.5)
         assert (await table.snapshot())["game"]["clock"]["remaining"][0] == 500
-        message = await result_after(app, table.id, clock, 0.5)
+        # Flagged once no lag allowance can cover a move any more: at most 5 s past the deadline.
+        message = await result_after(app, table.id, clock, 0.5 + 5)
         result = message["data"]
         assert (result["winner"], result["reason"]) == (2, "timeout")
         state = message["state"]
         assert state["status"] == "finished" and state["clock"]["remaining"] == [0, 60_000]
         assert not state["clock"]["running"] and state["clock"]["deadline"] is None
-        # Flagged within a poll of the deadline, on the fake clock.
         finished = (await table.snapshot())["game"]
         assert finished["result"]["reason"] == "timeout"
+        await table.close()
+
+
+async def test_a_late_move_its_lag_allowance_covers_is_accepted_not_flagged(
+    database_url: str,
+) -> None:
+    """The protocol accepts a move that arrives after the deadline when its lag allowance covers
+    it, so the server may not flag at the deadline itself (it did, 10-15 ms after it, and such a
+    move could never arrive in time): it flags only past the deadline plus min(quota, 5 s)."""
+    clock = fresh_clock()
+    async with running(database_url, clock) as app:
+        table = await Table.start(app, BLITZ_1_0)
+        await table.play(2)  # the clock runs: seat 1 to move, 60 s, a lag quota of 400 ms
+        shown = (await table.snapshot())["game"]["clock"]["deadline"]
+        clock.advance(60.1)  # 100 ms past the deadline shown
+        assert clock.now() == shown + 100
+        assert await app.state.service.deadlines.playing.flag_due() == 0  # the sweep, now
+        version = (await table.snapshot())["version"]
+        move = table.picker.pick()
+        late = await table.seats[1].post(
+            f"/api/games/{table.id}/moves",
+            json={"move": move, "version": version, "msg_id": "late", "lag": 250},
+        )
+        assert late.status_code == 200, late.text
+        game = (await table.snapshot())["game"]
+        assert game["status"] == "active" and game["clock"]["remaining"][0] == 150
         await table.close()
 
 
