@@ -78,7 +78,7 @@ def test_keyboard_reaches_a_cell_and_enter_plays_it(
 
 
 def test_escape_cancels_the_clicks_so_far(seat_page: Any) -> None:
-    _game, page = seat_page("harmijan", {"size": "5"})
+    _game, page = seat_page("harmijan", {"size": 5})
     page.locator('#board [tabindex="0"]').focus()
     first = focused(page)
     page.keyboard.press("Enter")
