@@ -143,6 +143,9 @@ def test_a_draw_offered_and_accepted_in_harmijan(
 ) -> None:
     ann, bob, api = start(guests, clocked.server, "harmijan", {"size": 5})
     api.play_random(random.Random(2), 4)
+    # both pages have heard the fourth move before either is asked whose turn it is
+    for page in (ann, bob):
+        page.wait_for_function("() => window.hexmoot.state.moves.length === 4")
     seat = int(ann.evaluate("window.hexmoot.state.game.to_move"))
     pages = {1: ann, 2: bob}
     offerer, answerer = pages[seat], pages[3 - seat]
