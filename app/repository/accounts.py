@@ -256,30 +256,36 @@ class ClaimGuest:
     """Attach a guest's games to an account: every seat, creator, move and event of the guest
     becomes the account's primary player's, except in games where that player already holds the
     other seat (they keep the guest, so a game keeps two distinct seats); then the guest's row
-    becomes the account's. Returns (games attached, games kept). Nothing if the guest is owned."""
+    becomes the account's. Returns (games attached, games kept). Nothing if the guest is owned.
+
+    While one of the kept games is still being played, the guest stays a guest (signed out, its
+    browser plays that seat as before): attaching it would leave a seat nobody can move, since an
+    account acts only as its primary player. A later claim, once those games are over, attaches
+    it."""
 
     guest_id: str
     account_id: int
     player_id: str
 
     def __call__(self, conn: Connection) -> tuple[int, int]:
-        owned = conn.execute(
-            update(Player)
-            .where(Player.id == self.guest_id, Player.account_id.is_(None))
-            .values(account_id=self.account_id)
-        )
-        if owned.rowcount != 1:
-            raise PlayerOwned
         guest, me = self.guest_id, self.player_id
-        shared = select(Game.id).where(
+        shared = select(Game.id, Game.status).where(
             or_(
                 and_(Game.player1_id == guest, Game.player2_id == me),
                 and_(Game.player2_id == guest, Game.player1_id == me),
             )
         )
-        kept = {row[0] for row in conn.execute(shared)}
+        kept: dict[str, str] = dict(conn.execute(shared).all())
+        if "active" not in kept.values():
+            owned = conn.execute(
+                update(Player)
+                .where(Player.id == guest, Player.account_id.is_(None))
+                .values(account_id=self.account_id)
+            )
+            if owned.rowcount != 1:
+                raise PlayerOwned
         mine = select(Game.id).where(_seated([guest]))
-        claimed = {row[0] for row in conn.execute(mine)} - kept
+        claimed = {row[0] for row in conn.execute(mine)} - kept.keys()
         if claimed:
             ids = sorted(claimed)
             for seat in (Game.player1_id, Game.player2_id, Game.creator_id):

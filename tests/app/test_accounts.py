@@ -14,6 +14,7 @@ from sqlalchemy import select
 from app.models import Event, Game
 from tests.app.conftest import ClientFactory, make_settings
 from tests.support.accounts import DEFAULT_PASSWORD, login, signup
+from tests.support.gameplay import MovePicker
 
 
 async def _game(first: httpx.AsyncClient, second: httpx.AsyncClient | None = None) -> str:
@@ -38,7 +39,7 @@ async def test_claiming_attaches_a_guests_games_and_keeps_two_seats(
     alone = await _game(device)
     friend = await clients("Friend")
     versus_friend = await _game(device, friend)
-    versus_me = await _game(owner, device)  # the account against its own guest
+    versus_me = await _game(owner, device)  # the account against its own guest, being played
     answer = await login(device, "ann_acct")
     assert answer["claimable"] == 3
     claimed = await device.post("/api/account/claim", json={})
@@ -55,14 +56,51 @@ async def test_claiming_attaches_a_guests_games_and_keeps_two_seats(
     assert games[versus_friend].player1_id == me and games[versus_friend].player2_id != me
     assert (games[versus_me].player1_id, games[versus_me].player2_id) == (me, guest_id)
     assert {e.game_id for e in events} == {versus_me}
-    # Each game lists once for the account, and the guest cookie acts as a guest no more.
+    # Each game lists once for the account.
     listed = (await device.get("/api/me/games")).json()
     ids = [g["id"] for g in listed["open"] + listed["your_turn"] + listed["waiting"]]
     assert sorted(ids) == sorted([alone, versus_friend, versus_me]) and len(ids) == 3
     again = await device.post("/api/account/claim", json={})
-    assert again.json() == {"claimed": 0, "kept": 0}
+    assert again.json() == {"claimed": 0, "kept": 1}
+    # The game against itself still has a player for each seat: the account moves seat 1, and
+    # the guest, which stays a guest while that game is played, moves seat 2 once signed out.
     await device.post("/api/account/logout", json={})
-    assert (await device.get("/api/me")).json()["id"] not in (guest_id, me)
+    assert (await device.get("/api/me")).json()["id"] == guest_id
+    picker = MovePicker("exxit", {}, seed=3)
+    seats = {1: owner, 2: device}
+    moved_by: set[int] = set()
+    for version in range(2, 6):
+        seat = picker.to_move()
+        assert seat is not None
+        moved_by.add(seat)
+        text = picker.pick()
+        moved = await seats[seat].post(
+            f"/api/games/{versus_me}/moves",
+            json={"move": text, "version": version, "msg_id": f"m{version}"},
+        )
+        assert moved.status_code == 200, moved.text
+        picker.play(text)
+    assert moved_by == {1, 2}
+
+
+async def test_a_guest_whose_games_against_the_account_are_over_is_attached(
+    app: FastAPI, clients: ClientFactory
+) -> None:
+    owner = await clients()
+    await signup(owner, "ana_acct")
+    device = await clients("Ana's phone")
+    guest_id = (await device.get("/api/me")).json()["id"]
+    versus_me = await _game(owner, device)
+    resigned = await device.post(
+        f"/api/games/{versus_me}/resign", json={"version": 2, "msg_id": "r1"}
+    )
+    assert resigned.status_code == 200, resigned.text
+    await login(device, "ana_acct")
+    claimed = await device.post("/api/account/claim", json={})
+    assert claimed.json() == {"claimed": 0, "kept": 1}
+    # Nothing of it is left to play: the guest now belongs to the account and acts no more.
+    await device.post("/api/account/logout", json={})
+    assert (await device.get("/api/me")).json()["id"] != guest_id
 
 
 async def test_sessions_listed_ended_one_by_one_and_everywhere(
