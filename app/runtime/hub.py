@@ -511,7 +511,7 @@ def account_channel(account_id: int) -> str:
 
 
 #: Published on an account's channel when some of its sessions end: each socket of the account
-#: asks the database whether its own session is among them (see app.routes.ws).
+#: asks the database whether its own session is among them (see app.routes.ws.transport).
 SESSIONS_ENDED: dict[str, Any] = {"type": "sessions_ended"}
 
 

@@ -1,6 +1,6 @@
 """Websocket messages, both ways, as two unions told apart by ``type``.
 
-``CLIENT_MESSAGE`` parses what a client sends, once, in ``app.routes.ws``. The server's messages are
+``CLIENT_MESSAGE`` parses what a client sends, once, in ``app.routes.ws.transport``. The server's messages are
 modelled for the documentation and the tests only: they are built as dicts and encoded once per
 broadcast, and validating each one on that path would cost every spectator's time.
 """

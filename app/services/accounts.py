@@ -427,7 +427,7 @@ _SYSTEMS = (
 
 async def sessions_ended(core: Core, account_id: int) -> None:
     """Tell every socket of the account, in every process, that some of its sessions ended: each
-    asks whether its own did and, if so, closes (app.routes.ws). Sent after the commit."""
+    asks whether its own did and, if so, closes (app.routes.ws.transport). Sent after the commit."""
     await core.hub.publish(account_channel(account_id), SESSIONS_ENDED)
 
 

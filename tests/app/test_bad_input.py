@@ -16,7 +16,7 @@ import websockets
 from fastapi import FastAPI
 
 import games
-from app.routes.ws import _game_reader
+from app.routes.ws.game import _game_reader
 from app.schemas import ErrorOut
 from app.schemas.messages import CLIENT_MESSAGE
 from app.services import Visitor
@@ -399,7 +399,7 @@ async def test_a_token_that_is_not_ascii_opens_no_private_game_socket(server: Li
 
 
 class _RecordingSocket:
-    """Stands in for ``app.routes.ws.Socket``: hands out ``messages``, keeps what is sent."""
+    """Stands in for ``app.routes.ws.transport.Socket``: hands out ``messages``, keeps what is sent."""
 
     def __init__(self, messages: list[Any]) -> None:
         self.messages = messages

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.routes.ws import _forward
+from app.routes.ws.transport import forward as _forward
 from app.runtime.hub import RESYNC, Hub, MemoryHub, RedisHub, Subscription
 from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.redisserver import RedisServer, redis_server
