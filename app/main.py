@@ -88,7 +88,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.deadlines_task = deadlines
         # End idle games now and then (each process may sweep: the version guard makes it safe).
         sweeper = asyncio.create_task(
-            every(clock, settings.abandon_check_every, service.abandon_idle)
+            every(clock, settings.abandon_check_every, service.playing.abandon_idle)
         )
         # Turn digests by email (any process may look: a conditional UPDATE picks the sender).
         digests = asyncio.create_task(

@@ -60,7 +60,7 @@ async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict
         renamed = await service.accounts.rename(visitor, body.name)
         account = {"username": renamed.username, "display_name": renamed.name}
         return {"id": renamed.id, "name": renamed.name, "named": True, "account": account}
-    renamed = await service.rename(visitor.id, body.name)
+    renamed = await service.lifecycle.rename(visitor.id, body.name)
     return {"id": renamed.id, "name": renamed.name, "named": True, "account": None}
 
 
@@ -79,22 +79,22 @@ async def catalogue() -> dict[str, Any]:
 )
 async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Create a game with the visitor seated."""
-    return await service.create(
+    return await service.lifecycle.create(
         visitor,
         body.game,
         body.options,
         body.seat,
         body.public,
         body.rated,
-        body.time_control,
-        body.takebacks,
+        time_control=body.time_control,
+        takebacks=body.takebacks,
     )
 
 
 @router.get("/api/games/open", response_model=OpenGamesOut)
 async def open_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """Public games waiting for an opponent (``yours``: the visitor created it)."""
-    return {"games": await service.open_games(visitor)}
+    return {"games": await service.reading.open_games(visitor)}
 
 
 @router.get("/api/games/{game_id}", response_model=Snapshot, responses=error_responses(404))
@@ -102,7 +102,7 @@ async def game(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
 ) -> dict[str, Any]:
     """A game's snapshot."""
-    return await service.snapshot(game_id, visitor, token)
+    return await service.reading.snapshot(game_id, visitor, token)
 
 
 @router.post(
@@ -114,7 +114,7 @@ async def join(
     game_id: str, body: JoinIn, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
     """Take the empty seat."""
-    return await service.join(visitor, game_id, body.token)
+    return await service.lifecycle.join(visitor, game_id, body.token)
 
 
 @router.post(
@@ -124,7 +124,7 @@ async def join(
 )
 async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     """The seated creator cancels a game nobody has joined (any body is ignored)."""
-    return await service.cancel(visitor, game_id)
+    return await service.lifecycle.cancel(visitor, game_id)
 
 
 @router.post(
@@ -137,7 +137,9 @@ async def move(
     game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
     """Play a move (the HTTP twin of the websocket ``move``)."""
-    return await service.play(visitor, game_id, body.move, body.version, body.msg_id, body.lag)
+    return await service.playing.play(
+        visitor, game_id, body.move, body.version, body.msg_id, body.lag
+    )
 
 
 @router.post(
@@ -150,7 +152,7 @@ async def resign(
     game_id: str, body: ResignIn, visitor: VisitorDep, service: ServiceDep
 ) -> dict[str, Any]:
     """Resign (the HTTP twin of the websocket ``resign``)."""
-    return await service.resign(visitor, game_id, body.version, body.msg_id)
+    return await service.playing.resign(visitor, game_id, body.version, body.msg_id)
 
 
 @router.get(
@@ -164,7 +166,7 @@ async def steps(
     token: str | None = None,
 ) -> dict[str, Any]:
     """Legal continuations of a clicked prefix."""
-    return await service.steps(game_id, prefix or [], visitor, token)
+    return await service.reading.steps(game_id, prefix or [], visitor, token)
 
 
 @router.get(
@@ -174,7 +176,7 @@ async def record(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
 ) -> JSONResponse:
     """The game's record, as a download."""
-    body = await service.record(game_id, visitor, token)
+    body = await service.reading.record(game_id, visitor, token)
     return JSONResponse(
         body,
         headers={"Content-Disposition": f'attachment; filename="hexmoot-{game_id}.json"'},
@@ -184,7 +186,7 @@ async def record(
 @router.get("/api/live", response_model=LiveOut)
 async def live(service: ServiceDep) -> dict[str, Any]:
     """Public games in progress."""
-    return {"games": await service.live_games()}
+    return {"games": await service.reading.live_games()}
 
 
 def _time_filter(name: str, raw: str | None) -> int | None:
@@ -281,7 +283,7 @@ async def archive(
             ErrorCode.BAD_FILTER, "the from date is after the to date; swap them", field="from"
         )
     after = decode_cursor(cursor) if cursor else None
-    entries, last = await service.archive(filters, after, size)
+    entries, last = await service.archiving.archive(filters, after, size)
     return {"games": entries, "next_cursor": encode_cursor(last) if last else None}
 
 
@@ -308,4 +310,4 @@ async def import_record(
         record = loads(raw)
     except ValueError as exc:
         raise AppError(ErrorCode.BAD_JSON, f"the body is not JSON: {exc}", ply=None) from None
-    return await service.import_record(record, visitor)
+    return await service.archiving.import_record(record, visitor)

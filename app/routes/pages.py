@@ -69,7 +69,7 @@ async def game_page(request: Request, game_id: str, service: ServiceDep) -> HTML
     query = request.query_params
     token = query.get("join") or query.get("token") or None
     visitor = await resolve_visitor(request, service)
-    await service.check_visible(game_id, visitor, token)  # game_not_found: the 404 page
+    await service.reading.check_visible(game_id, visitor, token)  # game_not_found: the 404 page
     return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
 
 

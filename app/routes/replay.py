@@ -61,7 +61,9 @@ async def replay_views(request: Request, service: ServiceDep) -> Response:
     count = _natural(body, "count", REPLAY_MAX_VIEWS, REPLAY_MAX_VIEWS, minimum=1)
     # Encoded by the worker (ReplayOut's shape, checked by the tests): up to 1 MB of views that
     # the event loop neither validates nor encodes again.
-    encoded = await service.replay(body.get("game"), body.get("options", {}), moves, first, count)
+    encoded = await service.reading.replay(
+        body.get("game"), body.get("options", {}), moves, first, count
+    )
     return Response(encoded, media_type="application/json")
 
 

@@ -173,8 +173,8 @@ async def test_idle_games_are_abandoned_with_the_reason(
     service: GameService = app.state.service
     now = service.clock.now()
     later = now + int(service.settings.abandon_after * 1000) + 1000
-    assert await service.abandon_idle(now) == 0
-    assert await service.abandon_idle(later) >= 2
+    assert await service.playing.abandon_idle(now) == 0
+    assert await service.playing.abandon_idle(later) >= 2
     active = await rows_of(app.state.sessionmaker, playing["id"])
     assert active["game"]["status"] == "finished" and active["game"]["reason"] == "abandoned"
     assert active["game"]["result_json"]["winner"] == 2  # seat 1 was to move and never did
@@ -205,7 +205,7 @@ async def test_two_connections_racing_for_one_ply_store_one_move(
     try:
         outcomes = await asyncio.gather(
             *(
-                s.play(Visitor(ann_id, "Ann"), created["id"], text, 2, f"race-{i}")
+                s.playing.play(Visitor(ann_id, "Ann"), created["id"], text, 2, f"race-{i}")
                 for i, (s, text) in enumerate(zip(services, first_moves, strict=True))
             ),
             return_exceptions=True,

@@ -110,14 +110,14 @@ async def test_each_entry_says_when_it_last_moved_and_idle_games_leave(
     clock.advance(IDLE - 60)
     assert game["id"] in await ids(carl, "/api/live")
     assert waiting["id"] in await ids(carl, "/api/games/open")  # still joinable from its page
-    listing = await clocked.state.service.live_list(Visitor("nobody", "x"))
+    listing = await clocked.state.service.reading.live_list(Visitor("nobody", "x"))
     assert listing["now"] == clock.now() and listing["idle_after"] == IDLE
     assert game["id"] in [g["id"] for g in listing["games"]]
     assert waiting["id"] not in [g["id"] for g in listing["open"]]
     # Past the cut-off the game leaves the live list (it stays active: only the list leaves it).
     clock.advance(120)
     assert game["id"] not in await ids(carl, "/api/live")
-    assert game["id"] not in [g["id"] for g in (await clocked.state.service.live_games())]
+    assert game["id"] not in [g["id"] for g in (await clocked.state.service.reading.live_games())]
     snapshot = (await carl.get(f"/api/games/{game['id']}")).json()
     assert snapshot["game"]["status"] == "active"
     # A move brings it back, with its new time.
@@ -168,5 +168,5 @@ async def test_the_open_list_marks_the_visitors_own_games(people: Any, clocked: 
     theirs = {g["id"]: g for g in (await bo.get("/api/games/open")).json()["games"]}
     assert mine[game["id"]]["yours"] is True and theirs[game["id"]]["yours"] is False
     ann_id = (await ann.get("/api/me")).json()["id"]
-    listing = await clocked.state.service.live_list(Visitor(ann_id, "Ann"))
+    listing = await clocked.state.service.reading.live_list(Visitor(ann_id, "Ann"))
     assert {g["id"]: g["yours"] for g in listing["open"]}[game["id"]] is True

@@ -95,13 +95,13 @@ async def test_creates_renames_joins_and_moves_share_the_one_write_path(
     service: GameService = app.state.service
     slug, options = quick_game()
     ann = Visitor(ann_id, "Ann")
-    waiting = await service.create(ann, slug, options, 1, True)
+    waiting = await service.lifecycle.create(ann, slug, options, 1, True)
     guests = [f"guest-{i}" for i in range(4)]
     groups = service.writer.groups
     first = await asyncio.gather(
-        *(service.rename(guest, f"Name {i}") for i, guest in enumerate(guests)),
+        *(service.lifecycle.rename(guest, f"Name {i}") for i, guest in enumerate(guests)),
         *(
-            service.create(Visitor(guest, f"Name {i}"), slug, options, 2, False)
+            service.lifecycle.create(Visitor(guest, f"Name {i}"), slug, options, 2, False)
             for i, guest in enumerate(guests)
         ),
     )
@@ -109,8 +109,11 @@ async def test_creates_renames_joins_and_moves_share_the_one_write_path(
         assert service.writer.groups == groups + 1  # eight writes, one transaction
     assert [a.name for a in first[:4]] == [f"Name {i}" for i in range(4)]
     second = await asyncio.gather(
-        service.join(Visitor(guests[0], "Name 0"), waiting["id"], waiting["join_token"]),
-        *(service.play(ann, game_id, _opening_moves()[0], 2, "one-path") for game_id in ids),
+        service.lifecycle.join(Visitor(guests[0], "Name 0"), waiting["id"], waiting["join_token"]),
+        *(
+            service.playing.play(ann, game_id, _opening_moves()[0], 2, "one-path")
+            for game_id in ids
+        ),
     )
     assert second[0]["seat"] == 2 and second[0]["version"] == 2
     assert [a["version"] for a in second[1:]] == [3, 3]
@@ -136,7 +139,7 @@ async def test_concurrent_moves_in_many_games_all_land_once(
     ann = Visitor(ann_id, "Ann")
     answers = await asyncio.gather(
         *(
-            service.play(ann, game_id, texts[i % len(texts)], 2, f"m{i}")
+            service.playing.play(ann, game_id, texts[i % len(texts)], 2, f"m{i}")
             for i, game_id in enumerate(ids)
         )
     )
@@ -174,7 +177,7 @@ async def test_a_move_whose_sender_is_cancelled_still_lands_and_is_announced(
         writer.write = write  # type: ignore[method-assign]
         try:
             sender = asyncio.create_task(
-                service.play(Visitor(ann_id, "Ann"), game_id, text, 2, "gone")
+                service.playing.play(Visitor(ann_id, "Ann"), game_id, text, 2, "gone")
             )
             await writing.wait()
             sender.cancel()

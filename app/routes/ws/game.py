@@ -108,10 +108,10 @@ async def _first_message(
     # A ``since`` that is no version (not ASCII digits, past 2^63-1) is ignored: a snapshot.
     since = natural(since_raw) if since_raw is not None else None
     if since is not None:
-        catchup = await service.catchup(game_id, since, visitor, token)
+        catchup = await service.reading.catchup(game_id, since, visitor, token)
         if catchup is not None:
             return {"type": "catchup", **catchup}
-    return {"type": "snapshot", **await service.snapshot(game_id, visitor, token)}
+    return {"type": "snapshot", **await service.reading.snapshot(game_id, visitor, token)}
 
 
 async def _game_reader(
@@ -128,7 +128,7 @@ async def _game_reader(
                 case PingMsg():
                     await socket.send({"type": "pong"})
                 case MoveMsg():
-                    ack = await service.play(
+                    ack = await service.playing.play(
                         visitor,
                         game_id,
                         message.move,
@@ -158,10 +158,12 @@ async def _game_reader(
                     said = await service.table.chat(visitor, game_id, message.text, token)
                     await socket.send(_done("chat", message.msg_id, {"line": said["line"]}))
                 case ResignMsg():
-                    ack = await service.resign(visitor, game_id, message.version, message.msg_id)
+                    ack = await service.playing.resign(
+                        visitor, game_id, message.version, message.msg_id
+                    )
                     await socket.send(_ack(message.msg_id, ack))
                 case StepsMsg():
-                    answer = await service.steps(game_id, message.prefix, visitor, token)
+                    answer = await service.reading.steps(game_id, message.prefix, visitor, token)
                     await socket.send({"type": "steps", "msg_id": message.msg_id, **answer})
         except AppError as exc:
             await socket.error(exc, message.msg_id)

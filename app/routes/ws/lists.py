@@ -38,9 +38,9 @@ async def live_socket(websocket: WebSocket) -> None:
         # The first message (sent again to resync): the live and open lists, the visitor's own
         # open games marked ``yours``.
         async with hub.subscribe(LIVE_CHANNEL) as subscription:
-            await socket.send(await service.live_list(visitor))
+            await socket.send(await service.reading.live_list(visitor))
             await run_both(
-                forward(socket, subscription, lambda: service.live_list(visitor)),
+                forward(socket, subscription, lambda: service.reading.live_list(visitor)),
                 _live_reader(socket),
             )
 
