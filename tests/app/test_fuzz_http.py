@@ -14,7 +14,6 @@ code's documented status, and a request refused on a game of the sequence leaves
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -33,7 +32,7 @@ from app.openapi import LINKS
 from tests.app.conftest import make_settings
 from tests.support.fuzz import (
     SERVER_ENV,
-    Budget,
+    FirstFailure,
     check_error,
     describe,
     fuzz_settings,
@@ -44,11 +43,11 @@ from tests.support.fuzz_ws import frames, since_values
 from tests.support.server import LiveServer, live_server
 
 #: Examples per operation and generation mode (21 operations, two modes).
-EXAMPLES_PER_OPERATION = 25
+EXAMPLES_PER_OPERATION = 10
 #: Stateful scenarios, and the calls in each. Most scenarios die on a refused create or a made-up
-#: game; 300 (within the time budget) is what it takes for several to reach legal moves, offers
-#: and aborts in a game that is really being played.
-SCENARIOS = 300
+#: game; in 50, games are joined and moves played (3 on each database at the default seed), in
+#: about 14 s a database. ``HEXMOOT_FUZZ_EXAMPLES=10`` runs 500, reaching offers and aborts.
+SCENARIOS = 50
 STEPS_PER_SCENARIO = 12
 #: Raw bodies and query strings.
 RAW_EXAMPLES = 300
@@ -97,25 +96,22 @@ def check_answer(case: Case, response: Response) -> None:
         check_error(response.status_code, response.json(), where)
 
 
-def fuzz_operation(
-    operation: Any, mode: GenerationMode, session: requests.Session, seconds: float
-) -> Counter[int]:
-    """Fuzz one operation in one generation mode for at most ``seconds``; the statuses seen."""
-    budget = Budget(seconds)
+def fuzz_operation(operation: Any, mode: GenerationMode, session: requests.Session) -> Counter[int]:
+    """Fuzz one operation in one generation mode; the statuses seen."""
+    first = FirstFailure()
     statuses: Counter[int] = Counter()
 
     @seeded
     @fuzz_settings(EXAMPLES_PER_OPERATION)
     @given(case=operation.as_strategy(generation_mode=mode))
     def fuzz(case: Case) -> None:
-        budget.spend()
-        with budget.watch():
+        with first.watch():
             response = case.call(session=session, timeout=30)
             statuses[response.status_code] += 1
             check_answer(case, response)
 
     try:
-        budget.run(fuzz)
+        first.run(fuzz)
     except Unsatisfiable:
         # Nothing in a parameterless operation can be made invalid.
         if mode is GenerationMode.POSITIVE:
@@ -133,14 +129,11 @@ def test_no_operation_answers_5xx_or_another_error_shape(server: LiveServer) -> 
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
     ]
     session = requests.Session()  # one visitor: its cookie persists, as a browser's does
-    deadline = Budget().deadline
     failures: list[str] = []
     statuses: Counter[int] = Counter()
-    for index, (operation, mode) in enumerate(passes):
-        # The time left is shared fairly among the passes still to run.
-        seconds = max(0.0, deadline - time.monotonic()) / (len(passes) - index)
+    for operation, mode in passes:
         try:
-            statuses += fuzz_operation(operation, mode, session, seconds)
+            statuses += fuzz_operation(operation, mode, session)
         except Exception as exc:  # every operation is fuzzed; all findings are reported at once
             failures.append(f"{operation.label} ({mode.value}): {exc}")
     print(f"statuses: {dict(sorted(statuses.items()))}")
@@ -164,7 +157,7 @@ class Scenarios:
         self.calls: Counter[tuple[str, int]] = Counter()
 
 
-def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
+def make_machine(server: LiveServer, seen: Scenarios, first: FirstFailure) -> Any:
     """schemathesis's state machine for the document, with two players and the unchanged-game
     check."""
     schema = load_schema(server, inferred_links=False)
@@ -181,8 +174,6 @@ def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
             self.control = Starts(self._transitions, self._root_labels & STARTS)
 
         def setup(self) -> None:
-            # Checked as a scenario starts: one stopped midway would confuse Hypothesis.
-            budget.spend()
             self.players = [requests.Session(), requests.Session()]
             #: The games of this scenario, with their join token (None for an imported one).
             self.tokens: dict[str, str | None] = {}
@@ -220,7 +211,7 @@ def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
             return self.players[0 if seat in (None, creator) else 1]
 
         def step(self, input: Any) -> Any:
-            with budget.watch():
+            with first.watch():
                 return super().step(input)
 
         def call(self, case: Case, **kwargs: Any) -> Response:
@@ -253,9 +244,9 @@ def make_machine(server: LiveServer, seen: Scenarios, budget: Budget) -> Any:
 def test_stateful_sequences_reach_games_and_refusals_change_nothing(server: LiveServer) -> None:
     print(describe())
     seen = Scenarios()
-    budget = Budget()
-    machine = seeded(make_machine(server, seen, budget))
-    budget.run(
+    first = FirstFailure()
+    machine = seeded(make_machine(server, seen, first))
+    first.run(
         lambda: machine.run(
             settings=fuzz_settings(SCENARIOS, stateful_step_count=STEPS_PER_SCENARIO)
         )
@@ -264,8 +255,7 @@ def test_stateful_sequences_reach_games_and_refusals_change_nothing(server: Live
     print(f"stateful calls (operation, status): {reached}")
     # The links lead into real games: some were joined, and moves were played in them.
     assert seen.calls[("POST /api/games/{game_id}/join", 200)] > 0, reached
-    if not budget.stopped:  # a machine too slow to finish may stop before its first move
-        assert seen.calls[("POST /api/games/{game_id}/moves", 200)] > 0, reached
+    assert seen.calls[("POST /api/games/{game_id}/moves", 200)] > 0, reached
 
 
 def test_every_link_names_an_operation_and_parameters_it_takes() -> None:
@@ -347,7 +337,7 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
         state: dict[str, Any] = answer.json()
         return game_state(state)
 
-    budget = Budget()
+    first = FirstFailure()
 
     @seeded
     @fuzz_settings(RAW_EXAMPLES)
@@ -365,8 +355,7 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
         who=st.sampled_from([creator, opponent]),
     )
     def fuzz(body: tuple[Any, Any], who: requests.Session) -> None:
-        budget.spend()
-        with budget.watch():
+        with first.watch():
             before = snapshot()
             (route, data) = body
             if data is None:
@@ -391,4 +380,4 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
                 check_error(response.status_code, response.json(), where)
                 assert snapshot() == before, f"{where} was refused but changed the game"
 
-    budget.run(fuzz)
+    first.run(fuzz)

@@ -35,7 +35,7 @@ from websockets.exceptions import ConnectionClosed
 from app.errors import ErrorCode
 from app.identity import COOKIE
 from app.schemas.messages import SERVER_MESSAGE
-from tests.support.fuzz import SERVER_ENV, Budget, describe, fuzz_settings, game_state, seeded
+from tests.support.fuzz import SERVER_ENV, FirstFailure, describe, fuzz_settings, game_state, seeded
 from tests.support.fuzz_ws import MAX_MESSAGE, Frame, frames, since_values
 from tests.support.server import LiveServer, live_server
 
@@ -219,7 +219,7 @@ def test_every_frame_gets_a_documented_answer_and_leaves_the_socket_open(
     print(describe())
     table = Table(server)
     run(loop, table.start())
-    budget = Budget()
+    first = FirstFailure()
 
     @seeded
     @fuzz_settings(EXAMPLES)
@@ -228,12 +228,11 @@ def test_every_frame_gets_a_documented_answer_and_leaves_the_socket_open(
         frame=frames,
     )
     def fuzz(sender: str, frame: Frame) -> None:
-        budget.spend()
-        with budget.watch():
+        with first.watch():
             run(loop, table.exchange(sender, frame))
 
     try:
-        budget.run(fuzz)
+        first.run(fuzz)
     finally:
         print(f"answers: {dict(sorted(table.replies.items()))}")
         run(loop, table.close())
@@ -247,7 +246,7 @@ def test_any_since_on_connect_gives_a_snapshot_or_a_catchup(
     print(describe())
     table = Table(server)
     run(loop, table.start())
-    budget = Budget()
+    first = FirstFailure()
 
     async def reconnect(since: str) -> None:
         query = "?" + urllib.parse.urlencode({"since": since})
@@ -262,11 +261,10 @@ def test_any_since_on_connect_gives_a_snapshot_or_a_catchup(
     @fuzz_settings(SINCE_EXAMPLES)
     @given(since=since_values)
     def fuzz(since: str) -> None:
-        budget.spend()
-        with budget.watch():
+        with first.watch():
             run(loop, reconnect(since))
 
     try:
-        budget.run(fuzz)
+        first.run(fuzz)
     finally:
         run(loop, table.close())
