@@ -1,6 +1,6 @@
 """Every page of the site and every state of the game page, set up once per module and visited
 one by one, for the checks that must hold everywhere (tests/browser/test_a11y.py: axe-core in both
-themes; tests/browser/test_overflow.py: no page wider than a phone or a desktop).
+themes, and no page wider than a phone or a desktop).
 
 A :class:`World` holds games made through the HTTP API: for each of the five games one waiting for
 an opponent, one in play (past its opening; the same game, or one at its opening for Valaturna,
