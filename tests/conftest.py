@@ -4,7 +4,8 @@
 (a migrated database, a uvicorn process, a Chromium): each of those modules, and each database
 backend of it, goes whole to one worker, so the fixtures are built once, as in a serial run, not
 once per worker that happens to receive a few of its tests. The rules tests have no such fixtures
-and are shared out one by one.
+are shared out one by one, except the conformance suite's: the tests of one game and option set
+go together, since they share its random games (played once per process, ``_games`` there).
 
 This is a scheduler of our own rather than ``--dist loadgroup`` with ``xdist_group`` marks: xdist
 (3.8) names a group by rewriting ``item._nodeid``, which pytest 9 no longer reads, so the groups
@@ -33,8 +34,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+CONFORMANCE = "tests/games/test_conformance.py::"
+
+
 def work_unit(nodeid: str) -> str:
-    """What goes whole to one worker: a server or browser module (per backend), else one test."""
+    """What goes whole to one worker: a server or browser module (per backend), the conformance
+    tests of one option set, else one test."""
+    if nodeid.startswith(CONFORMANCE):
+        return "conformance[" + nodeid.rsplit("[", 1)[-1]
     if not nodeid.startswith(GROUPED):
         return nodeid
     module = nodeid.split("::", 1)[0]

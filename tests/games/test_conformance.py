@@ -6,6 +6,7 @@ slice of them plus the moves the random games play, so it stays fast without ski
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
@@ -47,8 +48,21 @@ STEP_TREE_BUDGET = 3000  # nodes of the step tree walked exhaustively before sam
 
 
 def _games(slug: str, opts: dict[str, Any], count: int) -> list[tuple[list[Any], list[str]]]:
-    rules = games.get(slug, **opts)
-    return [random_game(rules, random.Random(seed)) for seed in range(count)]
+    """The first ``count`` (at most 3) random games of an option set, seeded 0, 1, 2."""
+    assert count <= GAMES_PLAYED
+    return _played(slug, json.dumps(opts, sort_keys=True))[:count]
+
+
+GAMES_PLAYED = 3
+
+
+@functools.cache
+def _played(slug: str, options: str) -> list[tuple[list[Any], list[str]]]:
+    """An option set's random games, played once per process and shared by its tests (a game of
+    Jotun on 6 lasts 600 to 900 plies, about 5 s): states are immutable, so sharing is safe, and
+    ``tests/conftest.py`` sends an option set's tests to one worker."""
+    rules = games.get(slug, **json.loads(options))
+    return [random_game(rules, random.Random(seed)) for seed in range(GAMES_PLAYED)]
 
 
 def _sample_positions(states: list[Any], rng: random.Random) -> list[Any]:
