@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictStr
 
-from app.schemas.requests import Strict, TimeControlField
+from app.schemas.requests import Seat, Strict, TimeControlField
 from app.schemas.responses import ClockOut, Out, TimeControlOut
 
 
@@ -87,7 +87,7 @@ class ChallengeIn(Strict):
     to: StrictStr = Field(max_length=100)
     game: StrictStr
     options: dict[str, Any] = Field(default_factory=dict)
-    seat: Any = Field("random", description='1, 2 or "random"')
+    seat: Seat = "random"
     rated: bool = False
     time_control: TimeControlField = Field(
         None, description="as for POST /api/games (default: unlimited)"

@@ -8,6 +8,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PlainValidator,
     StrictBool,
     StrictInt,
     StrictStr,
@@ -15,11 +16,26 @@ from pydantic import (
     model_validator,
 )
 
+from app.errors import excerpt
 from app.parsing import json_fault
 
 # No control characters: a message id is stored and looked up, and PostgreSQL text holds no NUL.
 MsgId = Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")]
 MoveText = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+
+
+def _seat(value: object) -> object:
+    if value in (1, 2, "random") and type(value) in (int, str):  # never True, 1.0 or "1"
+        return value
+    raise ValueError(f"seat must be 1, 2 or 'random', not {excerpt(value)}")
+
+
+#: The seat a creator or challenger asks for (a bool or a float is refused, though True == 1).
+Seat = Annotated[
+    Literal[1, 2, "random"],
+    PlainValidator(_seat),
+    WithJsonSchema({"enum": [1, 2, "random"], "description": '1, 2 or "random"'}),
+]
 
 
 #: A client's estimate of its network lag (ms), credited from its quota in timed games.
@@ -94,7 +110,7 @@ class CreateIn(Strict):
 
     game: StrictStr
     options: dict[str, Any] = Field(default_factory=dict)
-    seat: Any = Field("random", description='1, 2 or "random"')
+    seat: Seat = "random"
     public: bool = True
     rated: bool = Field(False, description="rated games need an account, and their opponent too")
     time_control: TimeControlField = Field(

@@ -15,14 +15,16 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from app.accounts.usernames import username_key
-from app.domain.timecontrol import TimeControl, TimeControlError
+from app.domain.timecontrol import TimeControl
 from app.errors import AppError, ErrorCode, excerpt
 from app.models import Account, Challenge
 from app.repository import accounts as account_reads
 from app.repository import challenges as store
 from app.runtime.hub import player_channel
-from app.runtime.rules import known_games, slugs, title
+from app.runtime.rules import title
+from app.schemas.requests import Seat
 from app.services.core import Core, Json, Visitor
+from app.services.lifecycle import offered
 
 if TYPE_CHECKING:
     from app.services.lifecycle import LifecycleService
@@ -81,17 +83,14 @@ class ChallengeService:
         raw_to: object,
         slug: str,
         options: dict[str, Any],
-        seat: object,
+        seat: Seat,
         rated: bool,
         time_control: object = None,
     ) -> Json:
         """Challenge the account ``raw_to`` (a username, any case), with a time control
         (unlimited by default; ``bad_option`` if it is not an allowed one)."""
         core = self.core
-        try:
-            control = TimeControl.parse(time_control)
-        except TimeControlError as exc:
-            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=exc.field) from exc
+        rules, control = offered(core, slug, options, time_control)
         if visitor.account_id is None:
             raise AppError(
                 ErrorCode.ACCOUNT_REQUIRED, "Log in or sign up to challenge a player by name"
@@ -99,24 +98,6 @@ class ChallengeService:
         if not isinstance(raw_to, str) or not 1 <= len(raw_to.strip()) <= 24:
             raise AppError(
                 ErrorCode.PLAYER_NOT_FOUND, f"no player is called {excerpt(raw_to)}", field="to"
-            )
-        if slug not in slugs():
-            raise AppError(
-                ErrorCode.UNKNOWN_GAME,
-                f"unknown game {excerpt(slug)} (known: {known_games()})",
-                field="game",
-            )
-        try:
-            rules = core.rules.offered_rules(slug, options)
-        except ValueError as exc:
-            match = re.search(r"option '([^']*)'", str(exc))
-            field = f"options.{match.group(1)}" if match else "options"
-            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=field) from exc
-        if isinstance(seat, bool) or seat not in (1, 2, "random"):
-            raise AppError(
-                ErrorCode.INVALID_REQUEST,
-                f"seat must be 1, 2 or 'random', not {excerpt(seat)}",
-                field="seat",
             )
         async with core.sessions() as session:
             target = await account_reads.account_by_key(session, username_key(raw_to.strip()))
@@ -225,7 +206,7 @@ class ChallengeService:
         if challenger is None:
             raise AppError(ErrorCode.CHALLENGE_NOT_FOUND, "the challenger's account is gone")
         await self._close(challenge, "accepted")
-        seat: object = int(challenge.seat) if challenge.seat in ("1", "2") else "random"
+        seat: Seat = 1 if challenge.seat == "1" else 2 if challenge.seat == "2" else "random"
         host = Visitor(
             challenger.player_id, challenger.display_name, challenger.id, challenger.username
         )

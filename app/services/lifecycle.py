@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from app.repository import reads
 from app.repository.writes import NewGame, PlayerName, Rename
 from app.runtime.hub import LIVE_CHANNEL, seat_channel
 from app.runtime.rules import Rules, known_games, slugs
+from app.schemas.requests import Seat
 from app.services.core import (
     Core,
     Json,
@@ -40,6 +42,31 @@ class _Table:
     control: TimeControl = UNLIMITED
     takebacks: bool = True
     rematch_of: str | None = None
+
+
+def offered(
+    core: Core, slug: str, options: Mapping[str, Any], time_control: object
+) -> tuple[Rules[Any, Any], TimeControl]:
+    """A new game's rules and time control, as a creator or a challenger offers them, checked
+    once for both: ``bad_option`` naming the bad part of the time control, ``unknown_game``,
+    ``bad_option`` naming the bad option. (The seat asked for is checked by the request model.)"""
+    try:
+        control = TimeControl.parse(time_control)
+    except TimeControlError as exc:
+        raise AppError(ErrorCode.BAD_OPTION, str(exc), field=exc.field) from exc
+    if slug not in slugs():
+        raise AppError(
+            ErrorCode.UNKNOWN_GAME,
+            f"unknown game {excerpt(slug)} (known: {known_games()})",
+            field="game",
+        )
+    try:
+        rules = core.rules.offered_rules(slug, options)
+    except ValueError as exc:
+        match = re.search(r"option '([^']*)'", str(exc))
+        field = f"options.{match.group(1)}" if match else "options"
+        raise AppError(ErrorCode.BAD_OPTION, str(exc), field=field) from exc
+    return rules, control
 
 
 class LifecycleService:
@@ -65,7 +92,7 @@ class LifecycleService:
         visitor: Visitor,
         slug: str,
         options: dict[str, Any],
-        seat: object,
+        seat: Seat,
         public: bool,
         rated: bool = False,
         *,
@@ -81,10 +108,7 @@ class LifecycleService:
         asked, by default yes in a casual game and no in a rated one (joining a rated game that
         allows them is the joiner's consent)."""
         core = self.core
-        try:
-            control = TimeControl.parse(time_control)
-        except TimeControlError as exc:
-            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=exc.field) from exc
+        rules, control = offered(core, slug, options, time_control)
         table = _Table(control, not rated if takebacks is None else takebacks, rematch_of)
         if rated and visitor.account_id is None:
             raise AppError(
@@ -98,37 +122,18 @@ class LifecycleService:
                 "A rated game is public: leave out public, or make the game unrated",
                 field="public",
             )
-        if slug not in slugs():
-            raise AppError(
-                ErrorCode.UNKNOWN_GAME,
-                f"unknown game {excerpt(slug)} (known: {known_games()})",
-                field="game",
-            )
-        try:
-            rules = core.rules.offered_rules(slug, options)
-        except ValueError as exc:
-            match = re.search(r"option '([^']*)'", str(exc))
-            field = f"options.{match.group(1)}" if match else "options"
-            raise AppError(ErrorCode.BAD_OPTION, str(exc), field=field) from exc
-        if isinstance(seat, bool) or seat not in (1, 2, "random"):
-            raise AppError(
-                ErrorCode.INVALID_REQUEST,
-                f"seat must be 1, 2 or 'random', not {excerpt(seat)}",
-                field="seat",
-            )
-        if seat == "random":
-            seat = 1 + secrets.randbelow(2)
+        taken = 1 + secrets.randbelow(2) if seat == "random" else seat
         # One creation of a visitor at a time in this process, so that creations arriving
         # together are counted one after the other against the open-games quota.
         async with core.lock(f"creator:{visitor.id}"):
-            return await self._create(visitor, slug, rules, seat, public, rated, quota, table)
+            return await self._create(visitor, slug, rules, taken, public, rated, quota, table)
 
     async def _create(
         self,
         visitor: Visitor,
         slug: str,
         rules: Rules[Any, Any],
-        seat: object,
+        seat: int,
         public: bool,
         rated: bool,
         quota: bool,

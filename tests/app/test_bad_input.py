@@ -418,9 +418,12 @@ class _RecordingSocket:
 async def test_a_failure_while_answering_is_logged_and_the_reader_goes_on(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    class Broken:
+    class BrokenReading:
         async def steps(self, *_args: Any) -> Any:
             raise RuntimeError("a bug")
+
+    class Broken:
+        reading = BrokenReading()
 
     messages = [
         CLIENT_MESSAGE.validate_python({"type": "steps", "prefix": [], "msg_id": "s1"}),
