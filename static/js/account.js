@@ -1,5 +1,6 @@
-// The account pages: log in (then offer to attach this browser's guest games), sign up, and the
-// settings (display name, email, digest, password, sessions, log out and log out everywhere).
+// The account pages: log in (then offer to attach this browser's guest games), sign up, the
+// settings (display name, email, digest, password, sessions, log out and log out everywhere),
+// recovering a password, and the page a verification link opens.
 // Every request goes to the JSON API (docs/protocol.md, "Accounts"); an error is shown next to
 // its field (the error's `field`), or above the button.
 
@@ -152,8 +153,23 @@ if (recover) {
     e.preventDefault();
     const answer = await call("POST", "/api/account/recover", { username_or_email: $("who").value });
     showError(recover, answer.ok ? null : answer.data.error, "who-error", { username_or_email: "who" });
-    if (answer.ok) $("recover-done").textContent = "If an account has this name or address, a link is on its way. It works once, for an hour.";
+    if (answer.ok) $("recover-done").textContent = "If an account has this name or address, and its address is verified, a link is on its way. It works once, for an hour.";
   });
+}
+
+const verify = $("verify");
+if (verify) {
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const answer = await call("POST", "/api/account/email/verify", { token });
+  verify.dataset.state = answer.ok ? "verified" : "failed";
+  $("verify-working").hidden = true;
+  if (answer.ok) {
+    $("verified-email").textContent = answer.data.email;
+    $("verify-done").hidden = false;
+  } else {
+    $("verify-error").textContent = answer.error.message;
+    $("verify-failed").hidden = false;
+  }
 }
 
 const reset = $("reset-form");
