@@ -166,6 +166,9 @@ class Settings(BaseSettings):
     rate_login_per_account: str = "10/minute;100/day"
     rate_signup_per_ip: str = "5/minute;50/day"
     rate_chat_per_visitor: str = "5/10 seconds;30/minute"
+    # Verification mails per account (issue 26): each new address given and each resend is one
+    # (the link mailed at sign-up is counted by the sign-ups per address).
+    rate_verify_per_account: str = "2/minute;10/day"
     # While Redis is unreachable the limits let everything through (fail open); they ask it again
     # after this many seconds.
     limits_retry_after_outage: float = 5.0
@@ -198,6 +201,9 @@ class Settings(BaseSettings):
     mail_from: str = "Hexmoot <noreply@localhost>"
     # A recovery link works once, for this many seconds.
     recovery_valid_for: float = Field(default=3600.0, gt=0)
+    # A link verifying an address works once, for this many seconds (issue 26): a day, since it is
+    # mailed unasked-for at a sign-up and may wait in the mailbox until its owner looks.
+    verification_valid_for: float = Field(default=24 * 3600.0, gt=0)
     # A digest goes to an account away this long (seconds) with turns waiting, at most once per
     # ``digest_every``; every ``digest_check_every`` seconds a process looks for such accounts.
     digest_after: float = Field(default=3600.0, gt=0)

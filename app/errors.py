@@ -74,6 +74,8 @@ class ErrorCode(StrEnum):
     CANNOT_CHALLENGE_SELF = "cannot_challenge_self"
     BAD_ORIGIN = "bad_origin"
     BAD_RECOVERY_TOKEN = "bad_recovery_token"
+    BAD_VERIFICATION_TOKEN = "bad_verification_token"  # issue 26: verifying an address
+    NOTHING_TO_VERIFY = "nothing_to_verify"
     ALREADY_SIGNED_IN = "already_signed_in"
     # clocks and the table (issue 17)
     NO_DRAWS = "no_draws"
@@ -146,6 +148,8 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.CANNOT_CHALLENGE_SELF: 422,
     ErrorCode.BAD_ORIGIN: 403,
     ErrorCode.BAD_RECOVERY_TOKEN: 403,
+    ErrorCode.BAD_VERIFICATION_TOKEN: 403,
+    ErrorCode.NOTHING_TO_VERIFY: 409,
     ErrorCode.ALREADY_SIGNED_IN: 409,
     ErrorCode.NO_DRAWS: 409,
     ErrorCode.ALREADY_OFFERED: 409,

@@ -187,7 +187,9 @@ class Account(Base):
 
     ``username_key`` is the username under NFKC and case folding: two usernames that differ only in
     case or compatibility forms are the same account. ``player_id`` is the primary player, the one
-    that takes seats while a session of the account is used.
+    that takes seats while a session of the account is used. ``email_verified_at``: when the
+    current address was proven its owner's (its verification link opened); None while it is not,
+    and then nothing but a verification link is ever mailed to it.
     """
 
     __tablename__ = "accounts"
@@ -200,6 +202,7 @@ class Account(Base):
     password_hash: Mapped[str] = mapped_column(String(255))
     email: Mapped[str | None] = mapped_column(String(254))
     email_key: Mapped[str | None] = mapped_column(String(254), index=True)
+    email_verified_at: Mapped[int | None] = mapped_column(BigInteger)
     settings: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[int] = mapped_column(BigInteger)
     last_seen_at: Mapped[int] = mapped_column(BigInteger)
@@ -233,6 +236,22 @@ class RecoveryToken(Base):
     account_id: Mapped[int] = mapped_column(
         ForeignKey("accounts.id", ondelete="CASCADE"), index=True
     )
+    created_at: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[int] = mapped_column(BigInteger)
+    used_at: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class VerificationToken(Base):
+    """A link verifying an address: the sha256 of its token, the address it was mailed to,
+    single-use and expiring. It verifies only that address, and only while the account has it."""
+
+    __tablename__ = "verification_tokens"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    email: Mapped[str] = mapped_column(String(254))
     created_at: Mapped[int] = mapped_column(BigInteger)
     expires_at: Mapped[int] = mapped_column(BigInteger)
     used_at: Mapped[int | None] = mapped_column(BigInteger)

@@ -11,7 +11,16 @@ from sqlalchemy import Connection, and_, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Account, AccountSession, Event, Game, Move, Player, RecoveryToken
+from app.models import (
+    Account,
+    AccountSession,
+    Event,
+    Game,
+    Move,
+    Player,
+    RecoveryToken,
+    VerificationToken,
+)
 from app.repository.writes import PlayerName, save_players
 
 Row = dict[str, Any]
@@ -117,11 +126,13 @@ class PlayerOwned(Exception):
 @dataclass(frozen=True)
 class NewAccount:
     """An account made of a guest: the guest's row (created if it never was) becomes the account's
-    primary player, and the first session starts. Returns the account's id."""
+    primary player, and the first session starts, with the link verifying its address if it gave
+    one. Returns the account's id."""
 
     account: Row  # every column but id and player_id
     player: PlayerName
     session: Row  # every column but account_id
+    verification: Row | None = None  # every column but account_id
 
     def __call__(self, conn: Connection) -> int:
         save_players(conn, [self.player])
@@ -140,6 +151,10 @@ class NewAccount:
         if owned.rowcount != 1:
             raise PlayerOwned
         conn.execute(insert(AccountSession).values(**self.session, account_id=account_id))
+        if self.verification is not None:
+            conn.execute(
+                insert(VerificationToken).values(**self.verification, account_id=account_id)
+            )
         return account_id
 
 
@@ -303,22 +318,33 @@ class ClaimGuest:
         return len(claimed), len(kept)
 
 
+def _verified(email: str) -> Any:
+    """The account's address is ``email``, verified."""
+    return and_(Account.email == email, Account.email_verified_at.is_not(None))
+
+
 async def accounts_to_recover(session: AsyncSession, key: str) -> Sequence[Account]:
-    """The accounts a recovery request names: by username key, else by email key (every one)."""
+    """The accounts a recovery request names, among those with a verified address: by username
+    key, else by email key (every one)."""
     by_name = await account_by_key(session, key)
     if by_name is not None:
-        return [by_name] if by_name.email else []
-    result = await session.execute(select(Account).where(Account.email_key == key))
+        verified = by_name.email is not None and by_name.email_verified_at is not None
+        return [by_name] if verified else []
+    result = await session.execute(
+        select(Account).where(Account.email_key == key, Account.email_verified_at.is_not(None))
+    )
     return result.scalars().all()
 
 
 async def digest_candidates(
     session: AsyncSession, seen_before: int, sent_before: int
 ) -> Sequence[Account]:
-    """Accounts with an email, away since ``seen_before``, with no digest since ``sent_before``."""
+    """Accounts with a verified address, away since ``seen_before``, with no digest since
+    ``sent_before``."""
     result = await session.execute(
         select(Account).where(
             Account.email.is_not(None),
+            Account.email_verified_at.is_not(None),
             Account.last_seen_at < seen_before,
             or_(Account.digest_sent_at.is_(None), Account.digest_sent_at < sent_before),
         )
@@ -328,16 +354,129 @@ async def digest_candidates(
 
 @dataclass(frozen=True)
 class NewRecoveryToken:
-    """A recovery link's token (its sha256)."""
+    """A recovery link's token (its sha256), if the account's address is still ``email``, verified:
+    whether it was stored (an address changed since it was read gets no link)."""
 
     row: Row
+    email: str
 
-    def __call__(self, conn: Connection) -> None:
+    def __call__(self, conn: Connection) -> bool:
+        account = select(Account.id).where(Account.id == self.row["account_id"])
+        if conn.execute(account.where(_verified(self.email))).first() is None:
+            return False
         conn.execute(insert(RecoveryToken).values(**self.row))
+        return True
 
 
 class TokenRefused(Exception):
-    """The recovery token is unknown, used or expired: nothing was written."""
+    """The token (a recovery or a verification link's) is unknown, used or expired, or its address
+    is no longer the account's: nothing was written."""
+
+
+def _spend_links(conn: Connection, account_id: int, now: int, recovery: bool) -> None:
+    """Spend every open verification link of the account, and its recovery links if asked."""
+    tables: list[type[VerificationToken] | type[RecoveryToken]] = [VerificationToken]
+    if recovery:
+        tables.append(RecoveryToken)
+    for table in tables:
+        conn.execute(
+            update(table)
+            .where(table.account_id == account_id, table.used_at.is_(None))
+            .values(used_at=now)
+        )
+
+
+@dataclass(frozen=True)
+class SetEmail:
+    """An account's new address (None: none), not verified, with the link that verifies it (if
+    any). Every open link of the account is spent, its recovery links too: none mailed to a
+    former address does anything any more."""
+
+    account_id: int
+    email: str | None
+    now: int
+    verification: Row | None  # every column but account_id
+
+    def __call__(self, conn: Connection) -> None:
+        conn.execute(
+            update(Account)
+            .where(Account.id == self.account_id)
+            .values(
+                email=self.email,
+                email_key=self.email.casefold() if self.email is not None else None,
+                email_verified_at=None,
+            )
+        )
+        _spend_links(conn, self.account_id, self.now, recovery=True)
+        if self.verification is not None:
+            conn.execute(
+                insert(VerificationToken).values(**self.verification, account_id=self.account_id)
+            )
+
+
+@dataclass(frozen=True)
+class NewVerificationLink:
+    """A new link verifying the account's address, if it is still ``email`` and not verified; the
+    older open links are spent. Whether it was stored."""
+
+    account_id: int
+    email: str
+    now: int
+    row: Row  # every column but account_id
+
+    def __call__(self, conn: Connection) -> bool:
+        unverified = conn.execute(
+            select(Account.id).where(
+                Account.id == self.account_id,
+                Account.email == self.email,
+                Account.email_verified_at.is_(None),
+            )
+        ).first()
+        if unverified is None:
+            return False
+        _spend_links(conn, self.account_id, self.now, recovery=False)
+        conn.execute(insert(VerificationToken).values(**self.row, account_id=self.account_id))
+        return True
+
+
+@dataclass(frozen=True)
+class VerifyEmail:
+    """Use a verification token once: its address, if it is still the account's, becomes verified
+    and every open verification link of the account is spent, in one transaction. Returns the
+    address; raises :class:`TokenRefused` if the token cannot be used."""
+
+    token_id: str
+    now: int
+
+    def __call__(self, conn: Connection) -> str:
+        row = conn.execute(
+            select(VerificationToken.account_id, VerificationToken.email).where(
+                VerificationToken.id == self.token_id,
+                VerificationToken.used_at.is_(None),
+                VerificationToken.expires_at > self.now,
+            )
+        ).first()
+        if row is None:
+            raise TokenRefused
+        account_id, email = int(row[0]), str(row[1])
+        # A change of address spends the links of the former one; the key compared (not the text)
+        # keeps the link good when only the case of the same address was changed since.
+        verified = conn.execute(
+            update(Account)
+            .where(Account.id == account_id, Account.email_key == email.casefold())
+            .values(email_verified_at=self.now)
+        )
+        if verified.rowcount != 1:
+            raise TokenRefused
+        spent = conn.execute(
+            update(VerificationToken)
+            .where(VerificationToken.id == self.token_id, VerificationToken.used_at.is_(None))
+            .values(used_at=self.now)
+        )
+        if spent.rowcount != 1:  # used meanwhile, by another request: all of this rolls back
+            raise TokenRefused
+        _spend_links(conn, account_id, self.now, recovery=False)
+        return email
 
 
 @dataclass(frozen=True)
@@ -386,11 +525,13 @@ class ResetPassword:
 @dataclass(frozen=True)
 class ClaimDigest:
     """Take the right to send an account's digest now: 1 if this process took it (its last digest
-    is still the one it read), 0 if another process did meanwhile."""
+    is still the one it read, and its address still ``email``, verified), 0 if another process did
+    meanwhile or the address changed."""
 
     account_id: int
     previous: int | None
     now: int
+    email: str
 
     def __call__(self, conn: Connection) -> int:
         last = (
@@ -400,7 +541,7 @@ class ClaimDigest:
         )
         result = conn.execute(
             update(Account)
-            .where(Account.id == self.account_id, last)
+            .where(Account.id == self.account_id, last, _verified(self.email))
             .values(digest_sent_at=self.now)
         )
         return int(result.rowcount)

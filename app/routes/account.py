@@ -32,8 +32,11 @@ from app.schemas.accounts import (
     SessionsOut,
     SettingsIn,
     SignupIn,
+    VerifiedOut,
+    VerifyIn,
 )
-from app.services import Visitor
+from app.services import GameService, Visitor
+from app.services.addresses import Letter
 
 router = APIRouter()
 
@@ -58,14 +61,26 @@ def _with_session(body: dict[str, Any], cookie: str, request: Request, status: i
     dependencies=[Depends(rate_limited("signup per IP"))],
 )
 async def signup(
-    body: SignupIn, request: Request, visitor: VisitorDep, service: ServiceDep
+    body: SignupIn,
+    request: Request,
+    visitor: VisitorDep,
+    service: ServiceDep,
+    background: BackgroundTasks,
 ) -> JSONResponse:
-    """Make an account of this browser's guest (its games stay its own) and sign in."""
+    """Make an account of this browser's guest (its games stay its own) and sign in; an address
+    given gets the link that verifies it."""
     agent, address = _client(request)
     login = await service.accounts.signup(
         visitor, body.username, body.password, body.email, agent, address
     )
+    _mail_after(background, service, login.letter)
     return _with_session(login.body, login.cookie, request, 201)
+
+
+def _mail_after(background: BackgroundTasks, service: GameService, letter: Letter | None) -> None:
+    """Send ``letter`` once the answer is out, so that no answer waits on the SMTP server."""
+    if letter is not None:
+        background.add_task(service.mail.deliver, letter)
 
 
 @router.post(
@@ -171,11 +186,53 @@ async def settings(body: SettingsIn, visitor: VisitorDep, service: ServiceDep) -
 
 
 @router.put(
-    "/api/account/email", response_model=AccountOut, responses=error_responses(401, 409, 422)
+    "/api/account/email", response_model=AccountOut, responses=error_responses(401, 409, 422, 429)
 )
-async def email(body: EmailIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
-    """Set the account's email address (null: none)."""
-    return await service.accounts.set_email(visitor, body.email)
+async def email(
+    body: EmailIn,
+    request: Request,
+    visitor: VisitorDep,
+    service: ServiceDep,
+    background: BackgroundTasks,
+) -> dict[str, Any]:
+    """Set the account's email address (null: none). A new address is unverified, and gets one
+    mail: the link that verifies it."""
+    limiter: Limiter = request.app.state.limiter
+    reply = await service.accounts.set_email(visitor, body.email, limiter)
+    _mail_after(background, service, reply.letter)
+    return reply.body
+
+
+@router.post(
+    "/api/account/email/resend",
+    status_code=202,
+    response_model=OkOut,
+    responses=error_responses(401, 409, 422, 429),
+)
+async def resend(
+    request: Request,
+    visitor: VisitorDep,
+    service: ServiceDep,
+    background: BackgroundTasks,
+    body: EmptyIn | None = None,
+) -> dict[str, Any]:
+    """Mail the unverified address a new link that verifies it (the older links stop working)."""
+    limiter: Limiter = request.app.state.limiter
+    letter = await service.accounts.resend_verification(visitor, limiter)
+    _mail_after(background, service, letter)
+    return {"ok": True}
+
+
+@router.post(
+    "/api/account/email/verify",
+    response_model=VerifiedOut,
+    responses=error_responses(403, 422, 429),
+    dependencies=[Depends(rate_limited("login per IP"))],
+)
+async def verify(body: VerifyIn, service: ServiceDep) -> dict[str, Any]:
+    """Verify an address with the token of the link mailed to it (once); no session needed, since
+    the link may be opened on another device."""
+    return await service.addresses.verify(body.token)
 
 
 @router.post("/api/account/claim", response_model=ClaimedOut, responses=error_responses(401, 422))

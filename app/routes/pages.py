@@ -124,3 +124,11 @@ async def recover_page(request: Request, service: ServiceDep) -> HTMLResponse:
 async def reset_page(request: Request) -> HTMLResponse:
     """Set a new password with a recovery link's token (in the page's address)."""
     return templates.TemplateResponse(request, "reset.html", {})
+
+
+@router.get("/account/verify", response_class=HTMLResponse)
+async def verify_page(request: Request) -> HTMLResponse:
+    """Verify an address with the token of the link mailed to it (in the page's address). The page
+    sends the token itself: a GET changes nothing, so a mail filter that fetches every link of a
+    message verifies nobody's address."""
+    return templates.TemplateResponse(request, "verify.html", {})

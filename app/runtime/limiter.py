@@ -51,6 +51,7 @@ LIMITS: dict[str, str] = {
     "login per account": "rate_login_per_account",
     "signup per IP": "rate_signup_per_ip",
     "chat per visitor": "rate_chat_per_visitor",
+    "verify per account": "rate_verify_per_account",
 }
 
 #: What each limited action is called in a refusal's message.
@@ -62,6 +63,7 @@ _ACTIONS = {
     "login": "login attempts",
     "signup": "sign-ups",
     "chat": "chat lines",
+    "verify": "verification mails",
 }
 
 

@@ -50,6 +50,10 @@ class AccountOut(Out):
     display_name: str
     player_id: str
     email: str | None
+    email_verified: bool = Field(
+        description="whether the address was verified (its link opened); false without one. "
+        "Nothing but a verification link is mailed to an unverified address"
+    )
     settings: AccountSettingsOut
     created_at: int
 
@@ -78,6 +82,18 @@ class EmailIn(Strict):
     """``PUT /api/account/email``: the new address, or null for none."""
 
     email: Any
+
+
+class VerifyIn(Strict):
+    """``POST /api/account/email/verify``: the token of a verification link."""
+
+    token: Any
+
+
+class VerifiedOut(Out):
+    """An address verified."""
+
+    email: str = Field(description="the address the link verified")
 
 
 class PasswordIn(Strict):

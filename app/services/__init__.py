@@ -7,6 +7,8 @@
 - :mod:`.reading`: snapshots, catch-ups, steps, records, the open and live lists, replays;
 - :mod:`.archive`: the archive and imported records;
 - :mod:`.accounts`: signing up, logging in and out, who a request is;
+- :mod:`.addresses` and :mod:`.mail`: an account's email address and its verification; recovery
+  links and digests;
 - :mod:`.mine` and :mod:`.challenges`: a player's own lists ("My games") and direct challenges;
 - :mod:`.core`: what they share (locks, the position cache, publishing, :meth:`Core.finish`).
 
@@ -27,6 +29,7 @@ from app.runtime.clock import SystemClock
 from app.runtime.hub import Hub
 from app.runtime.rules import RulesRunner, slugs
 from app.services.accounts import AccountService
+from app.services.addresses import AddressService
 from app.services.archive import ArchiveService
 from app.services.challenges import ChallengeService
 from app.services.core import Core, Visitor
@@ -62,7 +65,8 @@ class GameService:
     ) -> None:
         rules = rules or RulesRunner(settings.rules_workers, settings.rules_timeout)
         self.core = Core(sessions, hub, settings, writer, rules, clock or SystemClock())
-        self.accounts = AccountService(self.core, session_signer)
+        self.addresses = AddressService(self.core)
+        self.accounts = AccountService(self.core, session_signer, self.addresses)
         self.lifecycle = LifecycleService(self.core)
         self.playing = PlayService(self.core)
         self.deadlines = DeadlineService(self.core, self.playing)

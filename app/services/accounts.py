@@ -8,7 +8,6 @@ no cookie at all (:meth:`resolve` gives a fresh guest instead).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +27,10 @@ from app.repository import accounts as store
 from app.repository import reads
 from app.repository.writes import PlayerName
 from app.runtime.hub import SESSIONS_ENDED, account_channel
+from app.runtime.limiter import Limiter
+from app.services.addresses import AddressService, Letter, Reply, validate_email
 from app.services.core import Core, Json, Visitor
 
-EMAIL_MAX = 254
-_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
 #: The settings of a new account.
 DEFAULT_SETTINGS: dict[str, Any] = {"digest": False, "confirm_moves": None}
 
@@ -48,24 +47,12 @@ class Resolved:
 
 @dataclass(frozen=True)
 class Login:
-    """A session started: the answer's body and the session cookie's value."""
+    """A session started: the answer's body, the session cookie's value, and the letter to send
+    after the answer (a new account's verification link), if any."""
 
     body: Json
     cookie: str
-
-
-def validate_email(raw: object) -> str | None:
-    """The address trimmed (None for none); AppError ``bad_email`` if it is no address."""
-    if raw is None or raw == "":
-        return None
-    if not isinstance(raw, str):
-        raise AppError(ErrorCode.BAD_EMAIL, "an email address must be text", field="email")
-    email = raw.strip()
-    if len(email) > EMAIL_MAX or not email.isprintable() or not _EMAIL.fullmatch(email):
-        raise AppError(
-            ErrorCode.BAD_EMAIL, "this is not an email address (name@example.org)", field="email"
-        )
-    return email
+    letter: Letter | None = None
 
 
 def account_json(account: Account) -> Json:
@@ -75,6 +62,7 @@ def account_json(account: Account) -> Json:
         "display_name": account.display_name,
         "player_id": account.player_id,
         "email": account.email,
+        "email_verified": account.email is not None and account.email_verified_at is not None,
         "settings": {**DEFAULT_SETTINGS, **(account.settings or {})},
         "created_at": account.created_at,
     }
@@ -83,13 +71,19 @@ def account_json(account: Account) -> Json:
 class AccountService:
     """Sign up, log in, log out, resolve."""
 
-    def __init__(self, core: Core, signer: tokens.SessionSigner | None = None) -> None:
+    def __init__(
+        self,
+        core: Core,
+        signer: tokens.SessionSigner | None = None,
+        addresses: AddressService | None = None,
+    ) -> None:
         self.core = core
         self.signer = signer
+        self.addresses = addresses or AddressService(core)
 
     def mail_on(self) -> bool:
         """Whether the server can send mail (an SMTP server is configured)."""
-        return bool(getattr(self.core.settings, "smtp_host", None))
+        return self.addresses.mail_on()
 
     async def resolve(self, guest_id: str, guest_fresh: bool, cookie: str | None) -> Resolved:
         """The visitor of a request (or socket) with this guest id and session cookie."""
@@ -146,7 +140,8 @@ class AccountService:
         user_agent: str | None = None,
         ip: str | None = None,
     ) -> Login:
-        """A new account made of this browser's guest, signed in."""
+        """A new account made of this browser's guest, signed in; an address given is unverified,
+        and the login's letter carries the link that verifies it."""
         if visitor.account_id is not None:
             raise AppError(
                 ErrorCode.ALREADY_SIGNED_IN, "You are signed in: log out to make another account"
@@ -176,6 +171,7 @@ class AccountService:
             "password_hash": password_hash,
             "email": email,
             "email_key": email.casefold() if email else None,
+            "email_verified_at": None,
             "settings": dict(DEFAULT_SETTINGS),
             "created_at": now,
             "last_seen_at": now,
@@ -183,9 +179,11 @@ class AccountService:
             "digest_sent_at": None,
         }
         player = PlayerName(visitor.id, display_name, now)
+        link = self.addresses.link(username, display_name, email, now) if email else None
+        new = store.NewAccount(account, player, session_row, link.row if link else None)
         owned = AppError(ErrorCode.ALREADY_SIGNED_IN, "This browser's guest already has an account")
         try:
-            await self.core.writer.write(store.NewAccount(account, player, session_row))
+            await self.core.writer.write(new)
         except store.UsernameTaken:
             # The unique key refused either the username or this guest's player: a twin sign-up of
             # the same guest that won the race (with another username) makes this one signed in.
@@ -200,7 +198,7 @@ class AccountService:
         async with self.core.sessions() as session:
             created = await store.account_by_key(session, key)
         assert created is not None
-        return Login(account_json(created), self._cookie(token))
+        return Login(account_json(created), self._cookie(token), link.letter if link else None)
 
     async def login(
         self,
@@ -371,17 +369,17 @@ class AccountService:
         await self.core.writer.write(store.UpdateAccount(account.id, {"settings": settings}))
         return {**account_json(account), "settings": settings}
 
-    async def set_email(self, visitor: Visitor, raw: object) -> Json:
-        """The account's email address (None: none), if the server sends mail."""
+    async def set_email(self, visitor: Visitor, raw: object, limiter: Limiter) -> Reply:
+        """The account with its new email address (None: none), if the server sends mail; a new
+        address is unverified, and the reply's letter carries its link
+        (:meth:`AddressService.change`)."""
         account = await self._own(visitor)
-        email = validate_email(raw)
-        if email is not None and not self.mail_on():
-            raise AppError(ErrorCode.EMAIL_DISABLED, "This server sends no email", field="email")
-        key = email.casefold() if email else None
-        await self.core.writer.write(
-            store.UpdateAccount(account.id, {"email": email, "email_key": key})
-        )
-        return {**account_json(account), "email": email}
+        letter = await self.addresses.change(account, raw, limiter)
+        return Reply(await self.account(visitor), letter)
+
+    async def resend_verification(self, visitor: Visitor, limiter: Limiter) -> Letter:
+        """A new link verifying the account's address (:meth:`AddressService.resend`)."""
+        return await self.addresses.resend(await self._own(visitor), limiter)
 
     async def account(self, visitor: Visitor) -> Json:
         """The visitor's account (``not_signed_in`` without a session)."""

@@ -1,11 +1,14 @@
 """Mail: recovering a password by a single-use link that expires, and the digest of waiting turns.
 
-Recovery answers the same whatever it finds (no account, no address, mail sent): the request
-never tells whether an account exists. The token is 256 random bits; the database keeps its
-sha256, so a leaked database holds no usable link. Using it sets the password, spends it and
-ends every session of the account, in one transaction.
+Both go only to a verified address (:mod:`app.services.addresses`): an address nobody proved its
+own gets nothing but its verification link.
 
-The digest: an account with an address and the setting on, away for ``DIGEST_AFTER``, with turns
+Recovery answers the same whatever it finds (no account, no address or an unverified one, mail
+sent): the request never tells whether an account exists. The token is 256 random bits; the
+database keeps its sha256, so a leaked database holds no usable link. Using it sets the password,
+spends it and ends every session of the account, in one transaction.
+
+The digest: an account with a verified address and the setting on, away for ``DIGEST_AFTER``, with turns
 that became its own since its last digest (or pending challenges sent since), gets one email
 listing them, at most one per ``DIGEST_EVERY``. Each process looks every ``DIGEST_CHECK_EVERY``;
 a conditional UPDATE of the account's last digest time decides which process sends, so several
@@ -27,6 +30,7 @@ from app.repository import accounts as store
 from app.repository import challenges as challenge_reads
 from app.runtime.rules import title
 from app.services.accounts import sessions_ended
+from app.services.addresses import Letter
 from app.services.core import Core, Json
 
 log = logging.getLogger("hexmoot")
@@ -46,6 +50,13 @@ class MailService:
     def _off(self) -> AppError:
         return AppError(ErrorCode.EMAIL_DISABLED, "This server sends no email")
 
+    async def deliver(self, letter: Letter) -> None:
+        """Send a letter, after the answer that made it: a failure is logged, never raised."""
+        try:
+            await self.mailer.send(letter.to, letter.subject, letter.text)
+        except Exception:
+            log.exception("sending %r failed", letter.subject)
+
     def recovery_of(self, raw: object) -> str | None:
         """The key whose accounts :meth:`send_recovery` mails, or None when ``raw`` names none
         (``email_disabled`` without an SMTP server). It asks nothing of the database: whether
@@ -58,8 +69,8 @@ class MailService:
         return username_key(raw.strip())
 
     async def send_recovery(self, key: str) -> None:
-        """Mail a recovery link to the account(s) of ``key`` (a username or an address), if any.
-        Run after the answer: a failure is logged, never raised."""
+        """Mail a recovery link to the account(s) of ``key`` (a username or an address), if any
+        with a verified address. Run after the answer: a failure is logged, never raised."""
         try:
             await self._send_recovery(key)
         except Exception:
@@ -71,10 +82,10 @@ class MailService:
         now = self.core.clock.now()
         site = self.core.settings.site_url()
         for account in accounts:
-            assert account.email is not None
+            assert account.email is not None and account.email_verified_at is not None
             token = secrets.token_urlsafe(32)
             expires = now + to_ms(self.core.settings.recovery_valid_for)
-            await self.core.writer.write(
+            stored = await self.core.writer.write(
                 store.NewRecoveryToken(
                     {
                         "id": _token_id(token),
@@ -82,9 +93,12 @@ class MailService:
                         "created_at": now,
                         "expires_at": expires,
                         "used_at": None,
-                    }
+                    },
+                    account.email,
                 )
             )
+            if not stored:  # the address changed since it was read
+                continue
             minutes = round(self.core.settings.recovery_valid_for / 60)
             await self.mailer.send(
                 account.email,
@@ -128,7 +142,9 @@ class MailService:
         async with core.sessions() as session:
             candidates = await store.digest_candidates(session, seen_before, sent_before)
         for account in candidates:
-            if not (account.settings or {}).get("digest") or account.email is None:
+            email = account.email
+            wanted = (account.settings or {}).get("digest")
+            if not wanted or email is None or account.email_verified_at is None:
                 continue
             since = account.digest_sent_at or 0
             async with core.sessions() as session:
@@ -144,10 +160,10 @@ class MailService:
             if not turns and not challenges:
                 continue
             claimed = await core.writer.write(
-                store.ClaimDigest(account.id, account.digest_sent_at, now)
+                store.ClaimDigest(account.id, account.digest_sent_at, now, email)
             )
             if claimed != 1:
-                continue  # another process sends this one
+                continue  # another process sends this one, or the address changed
             site = settings.site_url()
             lines = [
                 f"- {title(g.slug)} against "
@@ -170,6 +186,6 @@ class MailService:
                 f"You get this because reminders are on in your settings; switch them off at "
                 f"{site}/settings\n"
             )
-            if await self.mailer.send(account.email, subject, text):
+            if await self.mailer.send(email, subject, text):
                 sent += 1
         return sent

@@ -1,5 +1,6 @@
-// The account pages: log in (then offer to attach this browser's guest games), sign up, and the
-// settings (display name, email, digest, password, sessions, log out and log out everywhere).
+// The account pages: log in (then offer to attach this browser's guest games), sign up, the
+// settings (display name, email and whether it is verified, digest, password, sessions, log out and
+// log out everywhere), recovering a password, and the page a verification link opens.
 // Every request goes to the JSON API (docs/protocol.md, "Accounts"); an error is shown next to
 // its field (the error's `field`), or above the button.
 
@@ -70,11 +71,28 @@ if (signup) {
   });
 }
 
+/**
+ * Show whether the account's address is verified: verified; unverified, with the resend button;
+ * or none.
+ * @param {{email: string | null, email_verified: boolean}} account
+ */
+function showEmailState(account) {
+  const state = $("email-state");
+  if (!state) return;
+  const shown = account.email === null ? "none" : account.email_verified ? "verified" : "unverified";
+  state.dataset.state = shown;
+  $("email-none").hidden = shown !== "none";
+  $("email-verified").hidden = shown !== "verified";
+  $("email-unverified").hidden = shown !== "unverified";
+  $("email-pending").textContent = account.email || "";
+}
+
 const settings = $("settings");
 if (settings) {
   const account = await call("GET", "/api/account");
   if (account.ok) {
     if ($("email")) $("email").value = account.data.email || "";
+    showEmailState(account.data);
     $("digest").checked = Boolean(account.data.settings.digest);
   }
   $("name-form").addEventListener("submit", async (e) => {
@@ -86,9 +104,22 @@ if (settings) {
   if ($("email-form")) {
     $("email-form").addEventListener("submit", async (e) => {
       e.preventDefault();
+      const before = $("email-pending").textContent;
       const answer = await call("PUT", "/api/account/email", { email: $("email").value || null });
       showError(e.target, answer.ok ? null : answer.data.error, "email-error");
-      $("email-done").textContent = answer.ok ? "Saved" : "";
+      $("resend-done").textContent = "";
+      if (!answer.ok) {
+        $("email-done").textContent = "";
+        return;
+      }
+      // A new address (not the same one in another case) was mailed its link.
+      const mailed = answer.data.email !== null && answer.data.email.toLowerCase() !== before.toLowerCase();
+      $("email-done").textContent = mailed ? "Saved: we sent it a link to confirm it" : "Saved";
+      showEmailState(answer.data);
+    });
+    $("email-resend").addEventListener("click", async () => {
+      const answer = await call("POST", "/api/account/email/resend", {});
+      $("resend-done").textContent = answer.ok ? "Sent: check your mail (the older links no longer work)" : answer.error.message;
     });
   }
   $("digest").addEventListener("change", async (e) => {
@@ -152,8 +183,23 @@ if (recover) {
     e.preventDefault();
     const answer = await call("POST", "/api/account/recover", { username_or_email: $("who").value });
     showError(recover, answer.ok ? null : answer.data.error, "who-error", { username_or_email: "who" });
-    if (answer.ok) $("recover-done").textContent = "If an account has this name or address, a link is on its way. It works once, for an hour.";
+    if (answer.ok) $("recover-done").textContent = "If an account has this name or address, and its address is verified, a link is on its way. It works once, for an hour.";
   });
+}
+
+const verify = $("verify");
+if (verify) {
+  const token = new URLSearchParams(location.search).get("token") || "";
+  const answer = await call("POST", "/api/account/email/verify", { token });
+  verify.dataset.state = answer.ok ? "verified" : "failed";
+  $("verify-working").hidden = true;
+  if (answer.ok) {
+    $("verified-email").textContent = answer.data.email;
+    $("verify-done").hidden = false;
+  } else {
+    $("verify-error").textContent = answer.error.message;
+    $("verify-failed").hidden = false;
+  }
 }
 
 const reset = $("reset-form");

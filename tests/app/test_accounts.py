@@ -167,6 +167,7 @@ ACCOUNT_ROUTES: list[tuple[str, str, dict[str, Any] | None]] = [
     ("post", "/api/account/password", {"current": DEFAULT_PASSWORD, "new": "another phrase"}),
     ("put", "/api/account/settings", {"digest": True}),
     ("put", "/api/account/email", {"email": None}),
+    ("post", "/api/account/email/resend", {}),
     ("post", "/api/account/claim", {}),
 ]
 

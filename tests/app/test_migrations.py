@@ -150,3 +150,76 @@ async def test_rated_games_become_public(database_url: str) -> None:
     assert public == {"rated-private": True, "casual-private": False, "rated-public": True}
     alembic(database_url, "downgrade", BEFORE_RATED_PUBLIC)
     alembic(database_url, "upgrade", "head")
+
+
+BEFORE_VERIFICATION = "3e5f7a9b1c2d"  # the revision before addresses were verified (issue 26)
+
+
+async def test_addresses_stored_before_verification_count_as_unverified(database_url: str) -> None:
+    """The migration's decision: an address typed in before issue 26 proves nothing (any address
+    was accepted and mailed), so it is unverified until its owner opens a new link."""
+    alembic(database_url, "downgrade", BEFORE_VERIFICATION)
+    players = sa.table(
+        "players",
+        sa.column("id", sa.String(32)),
+        sa.column("name", sa.String(32)),
+        sa.column("account_id", sa.Integer()),
+        sa.column("created_at", sa.BigInteger()),
+        sa.column("last_seen_at", sa.BigInteger()),
+    )
+    accounts = sa.table(
+        "accounts",
+        *(
+            sa.column(name, sa.String(254))
+            for name in ("username", "username_key", "display_name", "player_id", "password_hash")
+        ),
+        sa.column("email", sa.String(254)),
+        sa.column("email_key", sa.String(254)),
+        sa.column("settings", sa.JSON()),
+        *(sa.column(name, sa.BigInteger()) for name in ("created_at", "last_seen_at")),
+        sa.column("password_changed_at", sa.BigInteger()),
+    )
+    engine = make_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            for username, email in (("old_mail", "Old@Example.org"), ("old_none", None)):
+                await conn.execute(
+                    sa.insert(players).values(
+                        id=f"p-{username}", name=username, created_at=0, last_seen_at=0
+                    )
+                )
+                await conn.execute(
+                    sa.insert(accounts).values(
+                        username=username,
+                        username_key=username,
+                        display_name=username,
+                        player_id=f"p-{username}",
+                        password_hash="x",
+                        email=email,
+                        email_key=email.casefold() if email else None,
+                        settings={"digest": True},
+                        created_at=0,
+                        last_seen_at=0,
+                        password_changed_at=0,
+                    )
+                )
+    finally:
+        await engine.dispose()
+    alembic(database_url, "upgrade", "head")
+    engine = make_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            result = await conn.execute(
+                sa.text(
+                    "SELECT username, email, email_verified_at FROM accounts"
+                    " WHERE username LIKE 'old_%' ORDER BY username"
+                )
+            )
+            rows = [tuple(row) for row in result.all()]
+            tokens = await conn.execute(sa.text("SELECT count(*) FROM verification_tokens"))
+            assert tokens.scalar_one() == 0  # and no link was made (nor mailed)
+    finally:
+        await engine.dispose()
+    assert rows == [("old_mail", "Old@Example.org", None), ("old_none", None, None)]
+    alembic(database_url, "downgrade", BEFORE_VERIFICATION)
+    alembic(database_url, "upgrade", "head")

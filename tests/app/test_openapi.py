@@ -42,7 +42,9 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("delete", "/api/account/sessions/{session_id}"): (204, "", {401, 404}),
     ("post", "/api/account/password"): (200, "OkOut", {401, 413, 422}),
     ("put", "/api/account/settings"): (200, "AccountOut", {401, 413, 422}),
-    ("put", "/api/account/email"): (200, "AccountOut", {401, 409, 413, 422}),
+    ("put", "/api/account/email"): (200, "AccountOut", {401, 409, 413, 422, 429}),
+    ("post", "/api/account/email/resend"): (202, "OkOut", {401, 409, 413, 422, 429}),
+    ("post", "/api/account/email/verify"): (200, "VerifiedOut", {403, 413, 422, 429}),
     ("post", "/api/account/claim"): (200, "ClaimedOut", {401, 413, 422}),
     ("post", "/api/account/logout"): (200, "OkOut", {413, 422}),
     ("get", "/api/account"): (200, "AccountOut", {401}),
@@ -76,6 +78,7 @@ HTML_PAGES = {
     "/leaderboards/{slug}",
     "/account/recover",
     "/account/reset",
+    "/account/verify",
 }
 
 

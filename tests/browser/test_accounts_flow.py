@@ -1,21 +1,29 @@
 """Players who come back, in Debian's Chromium: a guest plays, signs up on the page and finds the
 game in My games; the account logs in on a second browser, sees the same games and the your-turn
 badge change live, with a notification while that page is hidden; a challenge is sent, appears
-live and is accepted; a rated game ends and both pages show both ratings changed, once."""
+live and is accepted; a rated game ends and both pages show both ratings changed, once; an address
+given at sign-up shows as unverified until the link mailed to it is opened (issue 26)."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.axe import serious_axe
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, Screenshots, play_one_move
-from tests.support.accounts import signup_page
-from tests.support.server import LiveServer
+from tests.support.accounts import VERIFY_PAGE, signup_page
+from tests.support.databases import fresh_database
+from tests.support.quotas import QUOTAS_OFF
+from tests.support.server import LiveServer, live_server
+from tests.support.smtp import SmtpServer, smtp
+
+__all__ = ["smtp"]
 
 pytestmark = pytest.mark.browser
 
@@ -181,3 +189,78 @@ def test_a_rated_game_ends_and_both_see_their_ratings_change_once(
         expect(fay.locator("#rating-change")).to_contain_text("Your rating: 1500 → 1338")
     finally:
         game.close()
+
+
+@pytest.fixture(scope="module")
+def mail_server(tmp_path_factory: pytest.TempPathFactory, smtp: SmtpServer) -> Iterator[LiveServer]:
+    """A server on a fresh SQLite database that mails through the loopback SMTP server."""
+    env = {**QUOTAS_OFF, "SMTP_HOST": "127.0.0.1", "SMTP_PORT": str(smtp.port)}
+    with (
+        fresh_database("sqlite", tmp_path_factory.mktemp("mail")) as url,
+        live_server(url, env) as running,
+    ):
+        yield running
+
+
+def _both_themes(page: Page, screenshots: Screenshots, name: str, found: list[str]) -> None:
+    """axe-core's serious violations (into ``found``) and a screenshot of the page in the light
+    theme, then the dark one (the system's choice, which the page follows live); light after."""
+    for theme in ("light", "dark"):
+        page.emulate_media(color_scheme=theme)
+        expect(page.locator("html")).to_have_attribute("data-theme", theme)
+        found += serious_axe(page, f"{name} ({theme})")
+        screenshots.page(page, f"{name}-{theme}")
+    page.emulate_media(color_scheme="light")
+
+
+def test_an_address_shows_unverified_until_its_mailed_link_is_opened(
+    mail_server: LiveServer, smtp: SmtpServer, guests: Guests, screenshots: Screenshots
+) -> None:
+    address = "gil@example.org"
+    found: list[str] = []
+    gil = guests.page()
+    gil.goto(mail_server.url + "/signup")
+    gil.fill("#username", "gil_flow")
+    gil.fill("#password", PASSWORD)
+    gil.fill("#email", address)
+    gil.click("#signup-form button[type=submit]")
+    gil.wait_for_url("**/my")
+
+    gil.goto(mail_server.url + "/settings")
+    expect(gil.locator("#email-unverified")).to_be_visible()
+    expect(gil.locator("#email-unverified")).to_contain_text("Unverified")
+    expect(gil.locator("#email-pending")).to_have_text(address)
+    expect(gil.locator("#email-verified")).to_be_hidden()
+    expect(gil.locator("#email")).to_have_value(address)
+    _both_themes(gil, screenshots, "settings-email-unverified", found)
+    gil.click("#email-resend")
+    expect(gil.locator("#resend-done")).to_contain_text("Sent: check your mail")
+    first, newest = smtp.inbox.wait_for(address, 2)
+
+    # The older link was spent by the newer: its page says so (the API's 403 is expected).
+    guests.console.allow(r"status of 403")
+    gil.goto(mail_server.url + smtp.inbox.link(first, VERIFY_PAGE))
+    expect(gil.locator("#verify-error")).to_contain_text("unknown, expired or used already")
+    expect(gil.locator("#verify-done")).to_be_hidden()
+    _both_themes(gil, screenshots, "verify-refused", found)
+
+    # The newest link, opened on a phone that is not logged in, verifies the address.
+    phone = guests.page(width=390, height=844)
+    phone.goto(mail_server.url + smtp.inbox.link(newest, VERIFY_PAGE))
+    expect(phone.locator("#verify-done")).to_be_visible()
+    expect(phone.locator("#verify-done")).to_contain_text(f"Verified {address} is confirmed")
+    _both_themes(phone, screenshots, "verify-done-phone", found)
+
+    gil.goto(mail_server.url + "/settings")
+    expect(gil.locator("#email-verified")).to_be_visible()
+    expect(gil.locator("#email-unverified")).to_be_hidden()
+    _both_themes(gil, screenshots, "settings-email-verified", found)
+
+    # A new address is unverified again, and gets its own link.
+    gil.fill("#email", "gil.new@example.org")
+    gil.click("#email-form button[type=submit]")
+    expect(gil.locator("#email-done")).to_have_text("Saved: we sent it a link to confirm it")
+    expect(gil.locator("#email-unverified")).to_be_visible()
+    expect(gil.locator("#email-pending")).to_have_text("gil.new@example.org")
+    smtp.inbox.wait_for("gil.new@example.org", 1)
+    assert not found, "serious axe violations:\n" + "\n".join(found)

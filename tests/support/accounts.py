@@ -11,7 +11,12 @@ from typing import Any
 
 import httpx
 
+from tests.support.smtp import Inbox
+
 DEFAULT_PASSWORD = "correct horse battery staple"
+#: The path of the links that verify an address, and of the API their page calls.
+VERIFY_PAGE = "/account/verify"
+VERIFY_API = "/api/account/email/verify"
 
 
 async def signup(
@@ -64,3 +69,18 @@ def login_page(
     assert response.status == 200, response.text()
     answer: dict[str, Any] = response.json()
     return answer
+
+
+async def verify_email(
+    client: httpx.AsyncClient, inbox: Inbox, address: str, count: int = 1
+) -> str:
+    """Open the newest verification link mailed to ``address`` (waiting until ``count`` such mails
+    came) as its owner does: the page, then the token that the page sends. The token."""
+    link = await inbox.newest_link(address, VERIFY_PAGE, count)
+    page = await client.get(link)
+    assert page.status_code == 200, page.text
+    token = link.split("token=", 1)[1]
+    answer = await client.post(VERIFY_API, json={"token": token})
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {"email": address}
+    return token

@@ -20,5 +20,6 @@ QUOTAS_OFF: dict[str, str] = {
     "RATE_LOGIN_PER_ACCOUNT": "",
     "RATE_SIGNUP_PER_IP": "",
     "RATE_CHAT_PER_VISITOR": "",
+    "RATE_VERIFY_PER_ACCOUNT": "",
     "WS_MAX_SOCKETS_PER_IP": "1000000",
 }

@@ -58,6 +58,37 @@ class Inbox:
         assert found is not None, self.body(message)
         return found.group(1)
 
+    def holding(self, address: str, path: str) -> list[EmailMessage]:
+        """The messages sent to ``address`` with a link to ``path`` ("/account/verify")."""
+        pattern = re.compile(rf"https?://[^/\s]+{re.escape(path)}")
+        return [m for m in self.to(address) if pattern.search(self.body(m))]
+
+    def without(self, address: str, path: str) -> list[EmailMessage]:
+        """The messages sent to ``address`` with no link to ``path``."""
+        held = self.holding(address, path)
+        return [m for m in self.to(address) if m not in held]
+
+    async def newest_link(
+        self, address: str, path: str, count: int = 1, within: float = 30.0
+    ) -> str:
+        """The link to ``path`` in the newest message to ``address`` holding one, once ``count``
+        messages hold one (a server mails after it has answered); AssertionError if they do not
+        come within ``within`` seconds."""
+        end = time.monotonic() + within
+        while len(found := self.holding(address, path)) < count:
+            assert time.monotonic() < end, f"{count} mails to {address} with {path} never came"
+            await asyncio.sleep(0.02)
+        return self.link(found[-1], path)
+
+    def wait_for(self, address: str, count: int, within: float = 30.0) -> list[EmailMessage]:
+        """:meth:`arrived` for a test without an event loop of its own (a browser test): the
+        messages to ``address`` once there are ``count``, looked for every 20 ms."""
+        end = time.monotonic() + within
+        while len(found := self.to(address)) < count:
+            assert time.monotonic() < end, f"{count} mails to {address} never came"
+            time.sleep(0.02)
+        return found
+
 
 def _free_port() -> int:
     with socket.socket() as probe:
