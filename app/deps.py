@@ -14,8 +14,9 @@ from fastapi import Depends, Request
 from starlette.requests import HTTPConnection, cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.accounts.sessions import SESSION_COOKIE
 from app.identity import COOKIE, COOKIE_MAX_AGE, Signer, new_guest_id
+from app.identity.cookies import set_cookie_header
+from app.identity.sessions import SESSION_COOKIE
 from app.services import GameService, Visitor
 
 
@@ -56,12 +57,9 @@ class GuestMiddleware:
         async def send_with_cookie(message: Message) -> None:
             current = state.get("guest_id", guest_id)
             if message["type"] == "http.response.start" and (stale or current != guest_id):
-                cookie = (
-                    f"{COOKIE}={self.signer.sign(current)}; Max-Age={COOKIE_MAX_AGE}; Path=/; "
-                    f"HttpOnly; SameSite=Lax{'; Secure' if self.secure else ''}"
-                )
+                cookie = self.signer.sign(current)
                 headers = list(message.get("headers", []))
-                headers.append((b"set-cookie", cookie.encode("latin-1")))
+                headers.append(set_cookie_header(COOKIE, cookie, COOKIE_MAX_AGE, self.secure))
                 message = {**message, "headers": headers}
             await send(message)
 

@@ -14,13 +14,13 @@ from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
 from app import openapi, security, web_errors
-from app.accounts.sessions import SessionSigner
 from app.config import Settings, get_settings
 from app.db import make_engine, make_sessionmaker
 from app.deps import GuestMiddleware
 from app.domain.clock import Clock
 from app.http_limits import BodyLimit
 from app.identity import Signer
+from app.identity.sessions import SessionSigner
 from app.repository.writer import Writer
 from app.routes import account, api, health, mine, pages, players, replay, table, ws
 from app.runtime.clock import OffsetClock, SystemClock

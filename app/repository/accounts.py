@@ -30,7 +30,7 @@ Row = dict[str, Any]
 
 
 async def account_by_key(session: AsyncSession, key: str) -> Account | None:
-    """The account whose username has this key (:func:`app.accounts.usernames.username_key`)."""
+    """The account whose username has this key (:func:`app.identity.usernames.username_key`)."""
     result = await session.execute(select(Account).where(Account.username_key == key))
     return result.scalar_one_or_none()
 

@@ -11,10 +11,11 @@ from typing import Any
 from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
-from app.accounts.sessions import IDLE_MS, cookie_header
-from app.accounts.usernames import username_key
 from app.deps import ServiceDep, VisitorDep
 from app.identity import new_guest_id
+from app.identity.cookies import set_cookie
+from app.identity.sessions import IDLE_MS, SESSION_COOKIE
+from app.identity.usernames import username_key
 from app.runtime.limiter import Limiter, client_key, rate_limited
 from app.schemas import error_responses
 from app.schemas.accounts import (
@@ -49,7 +50,7 @@ def _client(request: Request) -> tuple[str | None, str | None]:
 def _with_session(body: dict[str, Any], cookie: str, request: Request, status: int) -> JSONResponse:
     secure = request.app.state.settings.secure_cookies()
     response = JSONResponse(body, status_code=status)
-    response.headers.append("set-cookie", cookie_header(cookie, IDLE_MS // 1000, secure))
+    set_cookie(response, SESSION_COOKIE, cookie, IDLE_MS // 1000, secure)
     return response
 
 
@@ -134,7 +135,7 @@ def _logged_out(request: Request, body: dict[str, Any], visitor: Visitor) -> JSO
         request.state.guest_id = new_guest_id()  # the middleware sets its cookie
     secure = request.app.state.settings.secure_cookies()
     response = JSONResponse(body)
-    response.headers.append("set-cookie", cookie_header("", 0, secure))
+    set_cookie(response, SESSION_COOKIE, "", 0, secure)
     return response
 
 

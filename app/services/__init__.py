@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from app.accounts.sessions import SessionSigner
 from app.config import Settings
 from app.domain.clock import Clock
+from app.identity.sessions import SessionSigner
 from app.mail import Mailer
 from app.repository.writer import Writer
 from app.runtime.clock import SystemClock

@@ -1,7 +1,7 @@
 """Accounts: signing up, logging in and out, and who a request is (:meth:`AccountService.resolve`).
 
 A guest signs up by turning its own player row into the account's primary player, so every game it
-played stays where it is. A session is a row (:mod:`app.accounts.sessions`); a player row that an
+played stays where it is. A session is a row (:mod:`app.identity.sessions`); a player row that an
 account owns acts only through a session of that account, so a guest cookie naming it is treated as
 no cookie at all (:meth:`resolve` gives a fresh guest instead).
 """
@@ -11,17 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from app.accounts import sessions as tokens
-from app.accounts.passwords import (
+from app.errors import AppError, ErrorCode
+from app.identity import default_name, new_guest_id, sessions, tokens, validate_name
+from app.identity.passwords import (
     check_password_rules,
     dummy_verify,
     hash_password,
     needs_rehash,
     verify_password,
 )
-from app.accounts.usernames import username_key, validate_username
-from app.errors import AppError, ErrorCode
-from app.identity import default_name, new_guest_id, validate_name
+from app.identity.usernames import username_key, validate_username
 from app.models import Account
 from app.repository import accounts as store
 from app.repository import reads
@@ -74,7 +73,7 @@ class AccountService:
     def __init__(
         self,
         core: Core,
-        signer: tokens.SessionSigner | None = None,
+        signer: sessions.SessionSigner | None = None,
         addresses: AddressService | None = None,
     ) -> None:
         self.core = core
@@ -97,8 +96,10 @@ class AccountService:
                 found = await store.live_session(session, tokens.token_id(token), now)
                 if found is not None:
                     login, account = found
-                    if now - login.last_seen_at >= tokens.TOUCH_EVERY_MS:
-                        expires = min(now + tokens.IDLE_MS, login.created_at + tokens.ABSOLUTE_MS)
+                    if now - login.last_seen_at >= sessions.TOUCH_EVERY_MS:
+                        expires = min(
+                            now + sessions.IDLE_MS, login.created_at + sessions.ABSOLUTE_MS
+                        )
                         await core.writer.write(
                             store.TouchSession(login.id, account.id, now, expires)
                         )
@@ -120,7 +121,7 @@ class AccountService:
             "id": tokens.token_id(token),
             "created_at": now,
             "last_seen_at": now,
-            "expires_at": now + tokens.IDLE_MS,
+            "expires_at": now + sessions.IDLE_MS,
             "revoked_at": None,
             "user_agent": (user_agent or "")[:200] or None,
             "ip": (ip or "")[:64] or None,

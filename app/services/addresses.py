@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.accounts import sessions as tokens
 from app.domain.clock import to_ms
 from app.errors import AppError, ErrorCode
+from app.identity import tokens
 from app.models import Account
 from app.repository import accounts as store
 from app.runtime.limiter import Limiter

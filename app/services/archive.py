@@ -6,11 +6,11 @@ import json
 import secrets
 from typing import Any
 
-from app.accounts.usernames import username_key
 from app.domain.results import result_key
 from app.domain.timecontrol import Clocks, TimeControl, TimeControlError
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
+from app.identity.usernames import username_key
 from app.repository import accounts, reads
 from app.repository.writes import NewGame
 from app.runtime.rules import RecordError, can_draw, title

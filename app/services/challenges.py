@@ -14,9 +14,9 @@ import secrets
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from app.accounts.usernames import username_key
 from app.domain.timecontrol import TimeControl
 from app.errors import AppError, ErrorCode, excerpt
+from app.identity.usernames import username_key
 from app.models import Account, Challenge
 from app.repository import accounts as account_reads
 from app.repository import challenges as store

@@ -17,14 +17,13 @@ processes never send the same digest twice.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import secrets
 
-from app.accounts.passwords import check_password_rules, hash_password
-from app.accounts.usernames import username_key
 from app.domain.clock import to_ms
 from app.errors import AppError, ErrorCode
+from app.identity.passwords import check_password_rules, hash_password
+from app.identity.tokens import new_token, token_id
+from app.identity.usernames import username_key
 from app.mail import Mailer
 from app.repository import accounts as store
 from app.repository import challenges as challenge_reads
@@ -34,10 +33,6 @@ from app.services.addresses import Letter
 from app.services.core import Core, Json
 
 log = logging.getLogger("hexmoot")
-
-
-def _token_id(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class MailService:
@@ -83,12 +78,12 @@ class MailService:
         site = self.core.settings.site_url()
         for account in accounts:
             assert account.email is not None and account.email_verified_at is not None
-            token = secrets.token_urlsafe(32)
+            token = new_token()
             expires = now + to_ms(self.core.settings.recovery_valid_for)
             stored = await self.core.writer.write(
                 store.NewRecoveryToken(
                     {
-                        "id": _token_id(token),
+                        "id": token_id(token),
                         "account_id": account.id,
                         "created_at": now,
                         "expires_at": expires,
@@ -122,7 +117,7 @@ class MailService:
         hashed = await hash_password(password)
         try:
             account_id: int = await self.core.writer.write(
-                store.ResetPassword(_token_id(raw_token), hashed, self.core.clock.now())
+                store.ResetPassword(token_id(raw_token), hashed, self.core.clock.now())
             )
         except store.TokenRefused:
             raise refused from None

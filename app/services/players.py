@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from app.accounts.usernames import username_key
 from app.domain.ratings import PROVISIONAL_DEVIATION
 from app.errors import AppError, ErrorCode, excerpt
+from app.identity.usernames import username_key
 from app.models import Game, Rating
 from app.repository import accounts as account_reads
 from app.repository import players as reads

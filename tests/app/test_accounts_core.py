@@ -11,9 +11,9 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
-from app.accounts.passwords import check_password_rules
-from app.accounts.usernames import validate_username
 from app.errors import AppError
+from app.identity.passwords import check_password_rules
+from app.identity.usernames import validate_username
 from app.models import Account, AccountSession, Game, Player
 from tests.app.conftest import ClientFactory
 from tests.support.accounts import DEFAULT_PASSWORD, login, signup
@@ -63,7 +63,7 @@ async def test_the_session_cookie_is_signed_httponly_and_samesite(
     )
     assert response.status_code == 201
     cookie = next(c for c in response.headers.get_list("set-cookie") if "hexmoot_session" in c)
-    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie and "Path=/" in cookie
+    assert "HttpOnly" in cookie and "samesite=lax" in cookie.lower() and "Path=/" in cookie
     value = cookie.split(";")[0].split("=", 1)[1]
     token = app.state.service.accounts.signer.read(value)
     assert token is not None and token not in value  # signed and encoded, not the bare token

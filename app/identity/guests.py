@@ -1,4 +1,4 @@
-"""Guest identity: a random id in a signed, timed, HttpOnly, SameSite=Lax cookie, and display names."""
+"""Guests: a random id in a signed, timed, HttpOnly, SameSite=Lax cookie, and display names."""
 
 from __future__ import annotations
 
@@ -8,15 +8,10 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from itsdangerous import (
-    BadSignature,
-    SignatureExpired,
-    TimestampSigner,
-    URLSafeSerializer,
-    URLSafeTimedSerializer,
-)
+from itsdangerous import BadSignature, URLSafeSerializer
 
 from app.errors import AppError, ErrorCode
+from app.identity.cookies import SignedCookie
 
 COOKIE = "hexmoot_guest"
 COOKIE_MAX_AGE = 365 * 24 * 3600
@@ -34,12 +29,13 @@ class Guest(NamedTuple):
 
 
 class Signer:
-    """Signs and checks guest cookies: the id and its issue time, with the server's secret key.
+    """Signs and checks guest cookies: the id and its issue time, with the server's secret key
+    (:class:`~app.identity.cookies.SignedCookie`; ``previous_key`` too, for a key change).
 
-    A cookie holds ``id.issued.signature`` (itsdangerous' timed serializer). Accepted as well, and
-    reissued: cookies signed with ``previous_key`` (key rotation), and the cookies of before issue
-    times (``id.signature``). A cookie older than ``COOKIE_MAX_AGE`` counts as none. ``now`` gives
-    the time in seconds (the app's clock; tests move it).
+    Accepted as well, and reissued: cookies signed with ``previous_key``, cookies older than
+    ``reissue_after`` seconds, and the cookies of before issue times (``id.signature``). A cookie
+    older than ``COOKIE_MAX_AGE`` counts as none. ``now`` gives the time in seconds (the app's
+    clock; tests move it).
     """
 
     def __init__(
@@ -52,42 +48,28 @@ class Signer:
     ) -> None:
         self._now = now
         self._reissue_after = reissue_after
-
-        class ClockedSigner(TimestampSigner):
-            def get_timestamp(self) -> int:
-                return int(now())
-
         keys = [secret_key] + ([previous_key] if previous_key else [])
-        self._timed = [
-            URLSafeTimedSerializer(key, salt=_SALT, signer=ClockedSigner) for key in keys
-        ]
-        self._untimed = [URLSafeSerializer(key, salt=_SALT) for key in keys]
+        self._cookie = SignedCookie(_SALT, keys, COOKIE_MAX_AGE, now)
+        self._untimed = URLSafeSerializer(list(reversed(keys)), salt=_SALT)
 
     def sign(self, guest_id: str) -> str:
         """The cookie value for ``guest_id``, issued now with the current key."""
-        return str(self._timed[0].dumps(guest_id))
+        return self._cookie.sign(guest_id)
 
     def read(self, value: str | None) -> Guest | None:
         """The guest a cookie value holds, or None when missing, forged, expired or malformed."""
         if not value or len(value) > 200:
             return None
-        for current, serializer in enumerate(self._timed):
-            try:
-                guest_id, issued = serializer.loads(
-                    value, max_age=COOKIE_MAX_AGE, return_timestamp=True
-                )
-            except SignatureExpired:
-                return None
-            except BadSignature:
-                continue
-            old = self._now() - issued.timestamp() > self._reissue_after
-            return _guest(guest_id, reissue=old or current > 0)
-        for legacy in self._untimed:
-            try:
-                return _guest(legacy.loads(value), reissue=True)
-            except BadSignature:
-                continue
-        return None
+        read = self._cookie.read(value)
+        if read is not None:
+            old = self._now() - read.issued > self._reissue_after
+            return _guest(read.value, reissue=old or not read.current_key)
+        if self._cookie.expired(value):
+            return None
+        try:  # id.signature: a cookie of before issue times
+            return _guest(self._untimed.loads(value), reissue=True)
+        except BadSignature:
+            return None
 
 
 def _guest(guest_id: object, reissue: bool) -> Guest | None:

@@ -14,9 +14,9 @@ import functools
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from app.accounts.common_passwords import COMMON
-from app.accounts.usernames import username_key
 from app.errors import AppError, ErrorCode
+from app.identity.common_passwords import COMMON
+from app.identity.usernames import username_key
 
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
 HASH_CONCURRENCY = 2

@@ -1,2 +1,0 @@
-"""Accounts: usernames, passwords and session tokens (pure helpers; the flows are in
-:mod:`app.services.accounts`)."""
