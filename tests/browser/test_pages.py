@@ -1,4 +1,4 @@
-"""Every page in a real browser: no console errors in both themes, none wider than a phone, the
+"""Pages in a real browser (each page in both themes and on a phone: tests/browser/test_a11y.py): the
 game page's own JavaScript and CSS under 100 KB, live mini boards that follow moves, the archive's
 filters, the rules diagrams, and the hover preview of a Jotun path.
 
@@ -22,47 +22,6 @@ from tests.support.server import LiveServer
 pytestmark = pytest.mark.browser
 
 SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
-
-
-def test_every_page_in_both_themes_and_on_a_phone(
-    server: LiveServer, guests: Guests, screenshots: Screenshots, api_games: list[ApiGame]
-) -> None:
-    rng = random.Random(3)
-    for slug, options in [("jotun", {"size": 5}), ("valaturna", {"size": 7}), ("exxit", {})]:
-        g = ApiGame.create(server, slug, options)
-        api_games.append(g)
-        g.play_random(rng, 40)
-    finished = ApiGame.create(server, "exxit", {})  # a row for the archive
-    finished.play_random(rng, 6)
-    finished.clients[1].post(
-        f"/api/games/{finished.id}/resign", json={"version": finished.version, "msg_id": "r-1"}
-    ).raise_for_status()
-    paths = {
-        "lobby": "/",
-        "live": "/live",
-        "archive": "/archive",
-        "game": f"/games/{api_games[0].id}",
-        **{f"rules-{s}": f"/rules/{s}" for s in SLUGS},
-    }
-    for theme in ("light", "dark"):
-        page = guests.page(color_scheme=theme)
-        for name, path in paths.items():
-            page.goto(server.url + path)
-            expect(page.locator("main")).to_be_visible()
-            if name == "game":
-                page.wait_for_function("() => window.hexmoot.state.view !== null")
-            if name == "live":
-                expect(page.locator("#live .mini")).to_have_count(3)
-            screenshots.page(page, f"page-{name}-{theme}")
-    phone = guests.page(width=390, height=844, is_mobile=True, has_touch=True)
-    for name in ("lobby", "game", "live", "archive", "rules-valaturna"):
-        phone.goto(server.url + paths[name])
-        if name == "game":
-            phone.wait_for_function("() => window.hexmoot.state.view !== null")
-        if name == "archive":
-            expect(phone.locator("#rows tr[data-game]")).to_have_count(1)
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 390, name
-        screenshots.page(phone, f"phone-{name}")
 
 
 def test_theme_toggle_is_remembered(server: LiveServer, guests: Guests) -> None:

@@ -10,10 +10,9 @@ the rules engines.
 * Harmijan's scoring examples: the stones drawn, the creatures outlined as scoring being exactly
   the engine's repeated shapes, and the table's values and the verdict being the engine's score.
 * Every page says the goal first, has the rule anchors that the game page's refusals link to
-  (``/rules/<game>#<rule>``: opening one scrolls to it), links back to play its game, fits a phone
-  (390 px) and has no serious or critical axe violation in the light or the dark theme.
-
-Screenshots (``--screenshots DIR``): each page at 1366x768 and 390x844, light and dark.
+  (``/rules/<game>#<rule>``: opening one scrolls to it) and links back to play its game. That
+  each fits a phone and has no serious axe violation, in either theme, is checked with every other
+  page in tests/browser/test_a11y.py.
 """
 
 from __future__ import annotations
@@ -29,7 +28,6 @@ from games.hexgrid import direction_between, distance, hex_board
 from games.positions import position
 from games.seats import COLOURS
 from tests.app.test_rules_diagrams import RULE_ANCHORS, SHAPE_NAMES, ended, parse_class
-from tests.browser.axe import serious_axe
 from tests.browser.conftest import Guests
 from tests.browser.helpers import Screenshots
 from tests.support.server import LiveServer
@@ -227,26 +225,3 @@ def test_a_newcomer_finds_goal_turn_end_anchors_and_the_way_to_play(
     play.click()
     expect(page.locator("#new-game")).to_be_visible()
     expect(page.locator(f'#new-game input[name="game"][value="{slug}"]')).to_be_attached()
-
-
-@pytest.mark.parametrize("theme", THEMES)
-def test_rules_pages_fit_a_phone_and_pass_axe(
-    server: LiveServer, guests: Guests, screenshots: Screenshots, theme: str
-) -> None:
-    found: list[str] = []
-    desktop = guests.page(**DESKTOP, color_scheme=theme)
-    phone = guests.page(**PHONE, color_scheme=theme)
-    for slug in SLUGS:
-        for name, page in (("1366x768", desktop), ("390x844", phone)):
-            page.goto(f"{server.url}/rules/{slug}")
-            expect(page.locator(".diagram svg.board-svg .hits .hit").first).to_be_attached()
-            assert page.evaluate("document.documentElement.dataset.theme") == theme
-            found += serious_axe(page, f"{slug} {name} {theme}")
-            width = page.evaluate("document.documentElement.scrollWidth")
-            viewport = page.viewport_size
-            assert viewport is not None and width <= viewport["width"], (slug, name, width)
-            for box in page.locator(".diagram .board-svg").all():
-                bound = box.bounding_box()
-                assert bound is not None and bound["x"] + bound["width"] <= viewport["width"]
-            screenshots.page(page, f"rules-{slug}-{name}-{theme}")
-    assert not found, "\n".join(found)
