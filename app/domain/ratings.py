@@ -4,7 +4,9 @@ The arithmetic is Glicko-2 as Mark Glickman's "Example of the Glicko-2 system" (
 out, step by step, with its Illinois-algorithm iteration for the volatility; the comments number
 the steps as the paper does. It is written here rather than taken from the PyPI package ``glicko2``
 (which this module wrapped before) because that package also installs a top-level ``tests``
-package, which shadows ours. The site's policy:
+package, which shadows ours; and it follows the paper where the package did not (step 5's f
+squares phi, the package squared mu), which moved ordinary ratings by under a thousandth of a
+point (tests/app/test_glicko2.py). The site's policy:
 
 - every game is a rating period of its own (as lichess rates), so a rating moves at once;
 - a new player starts at 1500, deviation 350, volatility 0.06, with the system constant tau 0.5;
@@ -88,7 +90,7 @@ def rating_period(player: Glicko, games: Sequence[Game], tau: float = TAU) -> Gl
     improvement = math.fsum(g * (score - expected) for g, expected, score in weighed)
     delta = v * improvement
     # Step 5: the new volatility.
-    sigma = _volatility(player.volatility, phi, mu, v, delta, tau)
+    sigma = _volatility(player.volatility, phi, v, delta, tau)
     # Step 6: the deviation grows with the volatility before the period's games shrink it (step 7),
     # and the rating moves.
     phi_star = math.sqrt(phi**2 + sigma**2)
@@ -103,16 +105,15 @@ def _g(phi: float) -> float:
     return 1 / math.sqrt(1 + 3 * phi**2 / math.pi**2)
 
 
-def _volatility(sigma: float, phi: float, mu: float, v: float, delta: float, tau: float) -> float:
+def _volatility(sigma: float, phi: float, v: float, delta: float, tau: float) -> float:
     """Step 5: the new volatility, exp(A / 2) where A is the root of ``f`` found by the Illinois
     algorithm (regula falsi that halves the stale end's value)."""
     a = math.log(sigma**2)
 
     def f(x: float) -> float:
-        # The paper's f squares phi; the glicko2 package squared mu (the rating) instead, which is
-        # kept here for now, so that the results stay exactly the package's.
+        # phi squared, as in the paper: the glicko2 package squared mu (the rating) here.
         ex = math.exp(x)
-        return ex * (delta**2 - mu**2 - v - ex) / (2 * (mu**2 + v + ex) ** 2) - (x - a) / tau**2
+        return ex * (delta**2 - phi**2 - v - ex) / (2 * (phi**2 + v + ex) ** 2) - (x - a) / tau**2
 
     # 5.2: a bracket [A, B] of the root.
     A = a
