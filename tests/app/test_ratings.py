@@ -7,7 +7,6 @@ import asyncio
 from typing import Any
 
 import httpx
-import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select
 
@@ -158,18 +157,6 @@ async def test_two_games_of_one_player_ending_together_both_count(
     counts = sorted(r.games for r in rows if r.games == 2)
     assert counts == [2]
     assert await _changes(app, one) == 1 and await _changes(app, two) == 1
-
-
-def test_glickmans_example() -> None:
-    """The library reproduces the worked example of Glickman's "Example of the Glicko-2 system"."""
-    import glicko2
-
-    player = glicko2.Player(rating=1500, rd=200, vol=0.06)
-    player.update_player([1400, 1550, 1700], [30, 100, 300], [1, 0, 0])
-    assert (round(player.rating, 2), round(player.rd, 2)) == (1464.05, 151.52)
-    assert pytest.approx(player.vol, abs=1e-5) == 0.05999
-    first, second = rate(Glicko(), Glicko(), 0.5)
-    assert first.rating == pytest.approx(1500) and second.rating == pytest.approx(1500)
 
 
 async def test_profiles_leaderboards_and_the_archive_by_identity(
