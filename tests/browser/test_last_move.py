@@ -90,6 +90,7 @@ def test_each_cell_says_what_the_last_move_did(
     server: LiveServer,
     guests: Guests,
     api_games: list[ApiGame],
+    screenshots: Screenshots,
 ) -> None:
     moves = find_moves(slug, options, wanted)
     g = create(server, api_games, slug, options)
@@ -125,6 +126,7 @@ def test_each_cell_says_what_the_last_move_did(
             assert looks["to"]["fill"] != "none"
     if looks["captured"] and looks["from"]:  # a capture does not look like an origin
         assert looks["captured"]["stroke"] != looks["from"]["stroke"]
+    screenshots.element(watcher.locator("#board"), f"last-move-{slug}")  # for a person to look at
     # the marks stay until the next move, and then mark that one instead
     g.play_random(random.Random(1), 1)
     wait_moves(mover, len(moves) + 1)
@@ -248,26 +250,3 @@ def test_exxit_cell_names_only_when_asked(
     assert page.locator("#board .coords .coord").count() > 0
     page.evaluate("window.hexmoot.board.setCoordinates(false)")
     expect(names).to_have_count(0)
-
-
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_pictures_of_each_board_after_a_move(
-    theme: str,
-    server: LiveServer,
-    guests: Guests,
-    api_games: list[ApiGame],
-    screenshots: Screenshots,
-) -> None:
-    """A board after a telling move in each game, laptop and phone, for a person to look at."""
-    for slug, options, wanted in CASES:
-        moves = find_moves(slug, options, wanted)
-        g = create(server, api_games, slug, options)
-        for text in moves:
-            g.play(text)
-        for width, height, name in ((1366, 768, "laptop"), (390, 844, "phone")):
-            page = guests.page(width=width, height=height, color_scheme=theme)
-            page.add_init_script(f"localStorage.setItem('hexmoot-theme', '{theme}')")
-            page.goto(f"{server.url}/games/{g.id}")
-            wait_moves(page, len(moves))
-            assert page.locator("#board [data-cell]").count() > 0
-            screenshots.element(page.locator("#board"), f"last-move-{slug}-{theme}-{name}")
