@@ -48,7 +48,7 @@ class Settings(BaseSettings):
     # Tests move a real server's clock: the file holds milliseconds added to the system clock.
     clock_offset_file: str | None = None
     # Worker processes for the rules of games with slow positions (Jotun), and the seconds a
-    # worker call may take before its pool is replaced (``rules_timeout``, 503); see
+    # worker call may run before its worker is stopped and replaced (``rules_timeout``, 503); see
     # app/runtime/rules.py.
     rules_workers: int = 1
     rules_timeout: float = 30.0

@@ -9,9 +9,13 @@ second core does the work. Replays of untrusted input (an imported record, ``POS
 to a worker for every game, since anyone can send one, and stop themselves between two plies at
 their own time limit (``REPLAY_TIMEOUT``, ``IMPORT_TIMEOUT``; counted from the start of their work,
 not while queued); their caller is told ``rules_timeout`` (503) and the worker goes on serving. Any
-worker call that runs past ``timeout`` seconds has its pool replaced and its caller told
-``rules_timeout``. Cheap, pure work (views, outcomes, whose turn, the
-catalogue, the rules pages' figures) always runs inline, as plain synchronous calls.
+worker call that runs past ``timeout`` seconds (counted, too, from the start of its work) has its
+worker stopped and its caller told ``rules_timeout``; the other workers' calls go on, and a new
+worker takes the stopped one's place. A worker that dies under a call (killed, out of memory) is
+replaced as well, and the call tried once more. The pool is pebble's ``ProcessPool``, which does
+this per call; closing the runner stops the workers without waiting for a call under way. Cheap,
+pure work (views, outcomes, whose turn, the catalogue, the rules pages' figures) always runs inline,
+as plain synchronous calls.
 
 The runner keeps one ``Rules`` object per (game, options), in a bounded LRU, so whatever a game's
 rules cache per instance is shared by every game played with the same options. The rules' errors
@@ -36,10 +40,12 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, InvalidStateError
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
+
+from pebble import ProcessExpired, ProcessPool
 
 import games
 import games.diagram
@@ -337,6 +343,9 @@ def _die_with_parent(parent: int) -> None:
     A server killed outright runs no shutdown code, and its worker, blocked waiting for work,
     would live on. On Linux the kernel sends the worker SIGKILL when its parent dies
     (``PR_SET_PDEATHSIG``); elsewhere a daemon thread notices that the worker was re-parented.
+    (Strictly, the kernel's signal follows the thread that started the worker: pebble starts the
+    first workers from the event loop's thread and their replacements from its own manager thread,
+    and neither ends before the pool does.)
     """
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
@@ -367,7 +376,9 @@ class RulesRunner:
         self.workers = workers
         self.timeout = timeout
         self.calls = 0  # calls that went to a worker
-        self._executor: ProcessPoolExecutor | None = None
+        self._process_pool: ProcessPool | None = None
+        self._under_way: set[Future[Any]] = set()  # the workers' calls not yet answered
+        self._closed = False
         self._rules: OrderedDict[Hashable, Rules[Any, Any]] = OrderedDict()
         self._cache_size = cache_size
 
@@ -511,48 +522,70 @@ class RulesRunner:
     ) -> T:
         """``work(slug, options, state, argument)`` in a worker, under the timeout."""
         options = tuple(sorted(rules.options.items()))
-        loop = asyncio.get_running_loop()
         for attempt in (1, 2):
-            executor = self._pool()
+            pool = self._pool()
+            self.calls += 1
+            call = pool.schedule(
+                work, args=(rules.slug, options, state, argument), timeout=self.timeout
+            )
+            self._under_way.add(call)
+            call.add_done_callback(self._under_way.discard)
             try:
-                self.calls += 1
-                call = loop.run_in_executor(executor, work, rules.slug, options, state, argument)
-                return await asyncio.wait_for(call, self.timeout)
+                # Shielded: pebble stops the worker of a cancelled call, and a caller that goes
+                # away (a closed socket) should not cost a worker; its answer is dropped.
+                return await asyncio.shield(asyncio.wrap_future(call))
             except TimeoutError:
-                # The worker may be stuck for long: stop it, and let the next call start afresh.
-                self._replace(executor, kill=True)
+                # pebble has stopped the worker that overran and started another in its place.
                 raise AppError(
                     ErrorCode.RULES_TIMEOUT,
                     f"the rules of {rules.slug} took over {self.timeout:g} s; try again",
                 ) from None
-            except BrokenProcessPool:
-                # A worker died (killed, out of memory): start a new pool and try once more.
-                self._replace(executor, kill=False)
+            except (ProcessExpired, BrokenProcessPool):
+                # The worker died (killed, out of memory): pebble starts another (a new pool is
+                # started if pebble gave this one up), and the call is tried once more.
+                if self._closed:
+                    raise _stopping() from None
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
 
-    def _replace(self, executor: ProcessPoolExecutor, kill: bool) -> None:
-        if self._executor is executor:
-            self._executor = None
-        if kill:
-            for process in list(getattr(executor, "_processes", {}).values()):
-                process.terminate()
-        executor.shutdown(wait=False, cancel_futures=True)
-
-    def _pool(self) -> ProcessPoolExecutor:
-        if self._executor is None:
+    def _pool(self) -> ProcessPool:
+        if self._closed:
+            raise _stopping()
+        if self._process_pool is not None and not self._process_pool.active:
+            # pebble gives a pool up (BrokenProcessPool) when a worker dies with no call under way.
+            _stop(self._process_pool)
+            self._process_pool = None
+        if self._process_pool is None:
             # spawn, not fork: this process already runs threads (SQLite's, the writer's).
-            self._executor = ProcessPoolExecutor(
+            self._process_pool = ProcessPool(
                 self.workers,
-                mp_context=multiprocessing.get_context("spawn"),
                 initializer=_die_with_parent,
                 initargs=(os.getpid(),),
+                context=multiprocessing.get_context("spawn"),
             )
-        return self._executor
+        return self._process_pool
 
     def close(self) -> None:
-        """Stop the workers, dropping what is queued (a call under way is finished)."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
-            self._executor = None
+        """Stop the workers at once, even one in the middle of a call: the callers of the calls
+        under way or queued are told ``rules_timeout``. A closed runner takes no more worker calls.
+        """
+        self._closed = True
+        if self._process_pool is not None:
+            _stop(self._process_pool)
+            self._process_pool = None
+        # The pool's threads have ended: no one else will answer these calls.
+        for call in list(self._under_way):
+            with contextlib.suppress(InvalidStateError):
+                call.set_exception(_stopping())
+
+
+def _stop(pool: ProcessPool) -> None:
+    """Stop a pool's workers without waiting for their calls (SIGTERM, then SIGKILL after 3 s),
+    and end its threads."""
+    pool.stop()  # type: ignore[no-untyped-call]  # pebble 5.2 leaves it unannotated
+    pool.join()
+
+
+def _stopping() -> AppError:
+    return AppError(ErrorCode.RULES_TIMEOUT, "the server is stopping; try again")

@@ -1,13 +1,16 @@
 """The rules runner: slow games' rules computed in a worker process, with the same answers and errors
-as inline, a new worker when one dies or overruns its time, and one shared Rules per option set."""
+as inline, a new worker when one dies or overruns its time (the others untouched), a close that does
+not wait for a stuck call, and one shared Rules per option set."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import psutil
@@ -130,7 +133,7 @@ def _sleep(_slug: str, _options: Any, _state: Any, seconds: float) -> int:
     return os.getpid()
 
 
-async def test_a_worker_call_over_the_time_limit_is_refused_and_its_pool_replaced() -> None:
+async def test_a_worker_call_over_the_time_limit_is_refused_and_its_worker_replaced() -> None:
     runner = RulesRunner(1, timeout=60.0)
     rules = games.get("jotun", size=4)
     state = rules.initial_state()
@@ -147,6 +150,82 @@ async def test_a_worker_call_over_the_time_limit_is_refused_and_its_pool_replace
         assert await runner.steps(rules, state, []) == steps_json(rules, state, [])
     finally:
         runner.close()
+
+
+def _wait(_slug: str, _options: Any, _state: Any, argument: tuple[str, str, float]) -> int:
+    """Test-only work: append this worker's pid to the file ``started``, then wait until the file
+    ``go`` exists or ``seconds`` have passed; the pid."""
+    started, go, seconds = argument
+    with Path(started).open("a") as out:
+        out.write(f"{os.getpid()}\n")
+    deadline = time.monotonic() + seconds
+    while not Path(go).exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return os.getpid()
+
+
+async def _until(condition: Callable[[], bool], within: float = 120.0) -> None:
+    """Wait for ``condition`` (a worker starting: slow under load), failing after ``within`` s."""
+    deadline = time.monotonic() + within
+    while not condition():
+        assert time.monotonic() < deadline, "the worker call never started"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_call_over_the_time_limit_stops_only_its_own_worker(tmp_path: Path) -> None:
+    """With two workers, the call that overran loses its worker; a call under way in the other
+    worker is answered by that worker, neither refused nor computed a second time."""
+    runner = RulesRunner(2, timeout=60.0)
+    rules = games.get("jotun", size=4)
+    started, go = tmp_path / "started", tmp_path / "go"
+    try:
+        innocent = asyncio.create_task(
+            runner._run(_wait, rules, None, (str(started), str(go), 120.0))
+        )
+        await _until(started.exists)
+        runner.timeout = 0.5
+        with pytest.raises(AppError) as refused:
+            await runner._run(_sleep, rules, None, 60.0)
+        assert refused.value.code == "rules_timeout"
+        go.touch()
+        answered_by = await innocent
+        assert started.read_text().split() == [str(answered_by)]
+    finally:
+        runner.close()
+
+
+async def test_a_call_whose_worker_dies_is_tried_once_more(
+    pool: RulesRunner, tmp_path: Path
+) -> None:
+    rules = games.get("jotun", size=4)
+    started, go = tmp_path / "started", tmp_path / "go"
+    call = asyncio.create_task(pool._run(_wait, rules, None, (str(started), str(go), 120.0)))
+    await _until(started.exists)
+    first = int(started.read_text())
+    os.kill(first, signal.SIGKILL)
+    await _until(lambda: len(started.read_text().split()) == 2)
+    go.touch()
+    again = await call
+    assert started.read_text().split() == [str(first), str(again)] and again != first
+
+
+async def test_closing_does_not_wait_for_a_call_under_way(tmp_path: Path) -> None:
+    """A stuck call (60 s here, up to the timeout in production) does not hold up the server's
+    shutdown: its worker is stopped and its caller told ``rules_timeout``."""
+    runner = RulesRunner(1, timeout=120.0)
+    rules = games.get("jotun", size=4)
+    started = tmp_path / "started"
+    stuck = asyncio.create_task(
+        runner._run(_wait, rules, None, (str(started), str(tmp_path / "never"), 60.0))
+    )
+    await _until(started.exists)
+    under_way_since = time.monotonic()
+    runner.close()
+    assert time.monotonic() - under_way_since < 60.0  # the stuck call had not finished
+    with pytest.raises(AppError) as told:
+        await stuck
+    assert told.value.code == "rules_timeout"
+    assert _stopped(int(started.read_text()))
 
 
 def test_one_rules_object_per_game_and_option_set() -> None:

@@ -8,6 +8,7 @@ The record is the probe's: an 8 KiB, 697-ply Jotun size-6 game (``python -m game
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -150,17 +151,22 @@ async def test_a_replay_past_its_time_limit_answers_rules_timeout(
     assert answer.json()["error"]["code"] == "rules_timeout"
 
 
+def _pid(_slug: str, _options: Any, _state: Any, _argument: Any) -> int:
+    return os.getpid()
+
+
 async def test_a_late_replay_leaves_the_worker_serving(
     hasty_app: FastAPI, hasty: httpx.AsyncClient
 ) -> None:
-    """The replay stops itself at its limit: no pool is replaced, so no other game's work in the
-    same worker is lost (and time queued behind that work is not counted)."""
+    """The replay stops itself at its limit: its worker is not stopped, so no other game's work in
+    the same worker is lost (and time queued behind that work is not counted)."""
     late = replay_body(**{"from": 697, "count": 1})
+    rules = runner(hasty_app)
+    jotun = games.get("jotun", RECORD["options"])
     assert (await hasty.post("/api/replay", json=late)).status_code == 503
-    pool = runner(hasty_app)._executor
-    assert pool is not None
+    worker = await rules._run(_pid, jotun, None, None)
     assert (await hasty.post("/api/replay", json=late)).status_code == 503
-    assert runner(hasty_app)._executor is pool
+    assert await rules._run(_pid, jotun, None, None) == worker
 
 
 async def test_an_import_past_its_time_limit_answers_rules_timeout(
