@@ -177,8 +177,8 @@ class Settings(BaseSettings):
     # A game's ``spectators`` count goes out at most once per this many seconds per process.
     spectators_every: float = 1.0
 
-    # Package "records" (issue 14): the seconds a replay of untrusted input may take in a rules
-    # worker before it answers ``rules_timeout`` (503): a ``POST /api/replay`` window (at most 32
+    # Package "records" (issue 14): the seconds of processor time a replay of untrusted input may
+    # take in a rules worker before it answers ``rules_timeout`` (503): a ``POST /api/replay`` window (at most 32
     # views: well under a second), and an imported record (every ply's canonical text: about 4 s
     # of CPU for a 697-ply Jotun size-6 game, where each capture's text needs a search).
     replay_timeout: float = 5.0

@@ -7,8 +7,8 @@ positions; computed inline, that would freeze every socket of the process. Its s
 to a worker process instead, so a heavy position delays only the calls queued behind it, and the
 second core does the work. Replays of untrusted input (an imported record, ``POST /api/replay``) go
 to a worker for every game, since anyone can send one, and stop themselves between two plies at
-their own time limit (``REPLAY_TIMEOUT``, ``IMPORT_TIMEOUT``; counted from the start of their work,
-not while queued); their caller is told ``rules_timeout`` (503) and the worker goes on serving. Any
+their own time limit (``REPLAY_TIMEOUT``, ``IMPORT_TIMEOUT``: seconds of processor time of their
+own work, so neither time queued nor a machine busy with other processes counts); their caller is told ``rules_timeout`` (503) and the worker goes on serving. Any
 worker call that runs past ``timeout`` seconds (counted, too, from the start of its work) has its
 worker stopped and its caller told ``rules_timeout``; the other workers' calls go on, and a new
 worker takes the stopped one's place. A worker that dies under a call (killed, out of memory) is
@@ -164,7 +164,7 @@ class _Failed:
 @dataclass(frozen=True)
 class _Late:
     """A replay of untrusted input that reached its time limit, stopped by the worker itself
-    between two plies: the pool is not replaced, and time queued before it is not counted."""
+    between two plies: the worker goes on serving, and only its own processor time is counted."""
 
     seconds: float
 
@@ -181,8 +181,13 @@ def _unwrap(value: T | _Failed | _Late) -> T:
 
 
 def _deadline(seconds: float | None) -> float:
-    """The monotonic time a replay of at most ``seconds`` must stop at (never, for None)."""
-    return math.inf if seconds is None else time.monotonic() + seconds
+    """The :func:`time.thread_time` a replay of at most ``seconds`` must stop at (never, for None).
+
+    The limit bounds the work a request may cost, so it is counted in this thread's processor
+    time: on a machine busy with other work the same replay takes longer by the clock, and would
+    otherwise be refused for what others do (a worker runs one call at a time in its main thread;
+    inline, the event loop's thread runs the replay without yielding)."""
+    return math.inf if seconds is None else time.thread_time() + seconds
 
 
 def check_move(rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]:
@@ -199,12 +204,12 @@ def _replay(
     rules: Rules[Any, Any], moves: Sequence[object], deadline: float = math.inf
 ) -> tuple[Any, list[str], list[int]]:
     """The state after ``moves``, their canonical texts and seats; RecordError at the first bad ply,
-    _TooLate once ``deadline`` (monotonic) has passed."""
+    _TooLate once ``deadline`` (:func:`_deadline`) has passed."""
     state = rules.initial_state()
     canonical: list[str] = []
     seats: list[int] = []
     for ply, text in enumerate(moves, start=1):
-        if time.monotonic() > deadline:
+        if time.thread_time() > deadline:
             raise _TooLate
         if not isinstance(text, str):
             raise RecordError(f"ply {ply}: a move must be text, not {excerpt(text)}", ply)
@@ -313,7 +318,7 @@ def _views_with(rules: Rules[Any, Any], argument: ViewsArgument) -> ViewsPage | 
     views: list[str] = []
     size = 0
     for ply in range(last + 1):
-        if time.monotonic() > deadline:
+        if time.thread_time() > deadline:
             assert seconds is not None
             return _Late(seconds)
         if ply > 0:

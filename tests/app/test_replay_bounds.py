@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,8 +21,9 @@ from fastapi import FastAPI
 
 import games
 from app.main import create_app
-from app.runtime.rules import RulesRunner
+from app.runtime.rules import ImportedGame, RulesRunner, _import_with, _Late
 from app.schemas.responses import ReplayOut
+from games.bench import random_game
 from tests.app.conftest import ClientFactory, make_settings
 
 RECORD: dict[str, Any] = json.loads(
@@ -204,3 +207,29 @@ async def test_the_long_record_imports_within_the_default_limit(clients: ClientF
     assert answer.status_code == 201, answer.text
     game = (await client.get(f"/api/games/{answer.json()['id']}")).json()["game"]
     assert game["moves"] == RECORD["moves"] and game["imported_by"] == "Ann"
+
+
+class _Waiting:
+    """A game's rules that wait 20 ms (no processor time) before each move they apply: a machine
+    busy with other work, as the replay's thread sees it."""
+
+    def __init__(self, rules: Any) -> None:
+        self._rules = rules
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rules, name)
+
+    def apply(self, state: Any, move: Any) -> Any:
+        time.sleep(0.02)
+        return self._rules.apply(state, move)
+
+
+def test_the_time_limit_counts_the_replays_own_work_not_the_clock() -> None:
+    """A record whose replay waits 0.6 s by the clock imports under a 0.2 s limit, since its own
+    work is far less; a limit of no time at all still stops it."""
+    rules = games.get("exxit", {"variant": "beginner"})
+    moves = random_game(rules, random.Random(3))[1][:30]
+    waiting = _Waiting(rules)
+    imported = _import_with(waiting, (moves, None, 0.2))  # type: ignore[arg-type]
+    assert isinstance(imported, ImportedGame) and list(imported.moves) == moves
+    assert isinstance(_import_with(waiting, (moves, None, 0.0)), _Late)  # type: ignore[arg-type]
