@@ -76,7 +76,6 @@ def wait_steps(page: Page, n: int) -> None:
         """(n) => { const S = window.hexmoot.state, E = window.hexmoot.entry;
           return E.prefix.length === n && E.steps && E.steps.msg_id === E.stepsId; }""",
         arg=n,
-        timeout=30_000,
     )
 
 
@@ -92,7 +91,6 @@ def click(page: Page, token: str, via: Callable[[Any], None] | None = None) -> N
           return S.moves.length > m
             || (E.prefix.length === n + 1 && E.steps && E.steps.msg_id === E.stepsId); }""",
         arg=before,
-        timeout=30_000,
     )
 
 
@@ -102,7 +100,6 @@ def wait_moves(page: Page, n: int) -> None:
         """(n) => { const S = window.hexmoot.state, E = window.hexmoot.entry;
           return S.moves.length === n && window.hexmoot.board.view === S.view; }""",
         arg=n,
-        timeout=30_000,
     )
 
 

@@ -10,12 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots, launch
 from tests.support.databases import fresh_database
+from tests.support.patience import PATIENCE_MS
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
+
+# Every wait of a page, and every `expect`, gives up only after PATIENCE (tests/support/patience.py).
+expect.set_options(timeout=PATIENCE_MS)
 
 
 def _sqlite_server(directory: Path) -> Iterator[LiveServer]:
@@ -90,6 +94,7 @@ class Guests:
 
     def page(self, width: int = 1280, height: int = 900, **kwargs: object) -> Page:
         context = self.browser.new_context(viewport={"width": width, "height": height}, **kwargs)
+        context.set_default_timeout(PATIENCE_MS)
         self.contexts.append(context)
         return self.console.watch(context.new_page())
 

@@ -203,7 +203,7 @@ def play_one_move(page: Page, rng: random.Random, avoid: tuple[str, ...] = ("pas
     """
     n = move_count(page)
     for _ in range(60):
-        handle = page.wait_for_function(_READY, arg=n, timeout=20_000)
+        handle = page.wait_for_function(_READY, arg=n)
         what = handle.json_value()
         if what == "moved":
             return str(page.evaluate(f"window.hexmoot.state.moves[{n}]"))
@@ -245,7 +245,7 @@ def click_to_confirm(
     the tokens clicked."""
     clicked: list[str] = []
     for _ in range(60):
-        offered = page.wait_for_function(_OFFERED, timeout=20_000).json_value()
+        offered = page.wait_for_function(_OFFERED).json_value()
         if offered == "confirm":
             return clicked
         choice = json.loads(offered)

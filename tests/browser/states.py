@@ -26,6 +26,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame
 from tests.support.accounts import signup_page
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 
 SLUGS = ["jotun", "valaturna", "harmijan", "sgolte", "exxit"]
@@ -63,7 +64,7 @@ class World:
 
 # A loaded machine (parallel workers, several Chromiums) can take longer than httpx's default 5 s to
 # answer a move; these clients wait longer.
-TIMEOUT = httpx.Timeout(30.0)
+TIMEOUT = httpx.Timeout(PATIENCE)
 
 
 def _created(

@@ -19,6 +19,7 @@ from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, Screenshots, play_one_move
 from tests.support.accounts import VERIFY_PAGE, signup_page
 from tests.support.databases import fresh_database
+from tests.support.patience import PATIENCE_MS
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer, live_server
 from tests.support.smtp import SmtpServer, smtp
@@ -51,7 +52,7 @@ def _post(page: Page, server: LiveServer, path: str, body: dict[str, Any]) -> An
 
 
 def _mine(page: Page, game_id: str) -> None:
-    expect(page.locator(f'#my li[data-id="{game_id}"]').first).to_be_visible(timeout=20_000)
+    expect(page.locator(f'#my li[data-id="{game_id}"]').first).to_be_visible()
 
 
 def test_a_guest_signs_up_and_finds_its_game_then_a_second_browser_sees_the_turn_live(
@@ -93,6 +94,7 @@ def test_a_guest_signs_up_and_finds_its_game_then_a_second_browser_sees_the_turn
 
         # A second browser logs in, hidden, with notifications allowed.
         context = guests.browser.new_context(viewport={"width": 390, "height": 844})
+        context.set_default_timeout(PATIENCE_MS)
         guests.contexts.append(context)
         context.grant_permissions(["notifications"], origin=server.url)
         context.add_init_script(HIDDEN_WITH_NOTIFICATIONS)
@@ -109,10 +111,10 @@ def test_a_guest_signs_up_and_finds_its_game_then_a_second_browser_sees_the_turn
         while game.picker.to_move() == 2:
             game.play(game.picker.pick())
         for page in (ann, phone):
-            expect(page.locator("#turn-badge")).to_have_text("1", timeout=20_000)
+            expect(page.locator("#turn-badge")).to_have_text("1")
             expect(page.locator(f'#your-turn li[data-id="{made["id"]}"]')).to_be_visible()
         assert phone.title().startswith("(1) ")
-        phone.wait_for_function("window.__notes.length > 0", timeout=20_000)
+        phone.wait_for_function("window.__notes.length > 0")
         notes = phone.evaluate("window.__notes")
         assert notes[0]["title"] == "Your turn" and "Bob" in notes[0]["body"]
         assert ann.evaluate(
@@ -139,9 +141,9 @@ def test_a_challenge_is_sent_appears_and_is_accepted(
     cy.select_option("#challenge-game", "exxit")
     cy.select_option("#challenge-seat", "1")
     cy.click("#challenge-form button[type=submit]")
-    expect(cy.locator("#challenges li")).to_contain_text("You challenged dee_flow", timeout=20_000)
+    expect(cy.locator("#challenges li")).to_contain_text("You challenged dee_flow")
     incoming = dee.locator("#challenges li")
-    expect(incoming).to_contain_text("cy_flow challenges you to Exxit", timeout=20_000)
+    expect(incoming).to_contain_text("cy_flow challenges you to Exxit")
     screenshots.page(dee, "my-games-challenge")
     incoming.locator("button", has_text="Accept").click()
     dee.wait_for_url("**/games/*")
@@ -178,7 +180,7 @@ def test_a_rated_game_ends_and_both_see_their_ratings_change_once(
         fay.click("#resign")
         fay.click("#resign-yes")
         for page, mine in ((eve, "Your rating: 1500 → 1662"), (fay, "Your rating: 1500 → 1338")):
-            expect(page.locator("#rating-change")).to_contain_text(mine, timeout=20_000)
+            expect(page.locator("#rating-change")).to_contain_text(mine)
         expect(eve.locator("#rating-change")).to_contain_text("fay_flow's rating: 1500 → 1338")
         screenshots.page(eve, "rated-result")
         profile = eve.request.get(f"{server.url}/api/players/eve_flow").json()

@@ -172,7 +172,7 @@ def test_a_move_confirmed_offline_is_queued_then_played_once(
     g.refresh()
     assert len(g.moves) == 2  # not sent yet
     page.context.set_offline(False)
-    expect(page.locator("#conn")).to_have_text("connected", timeout=20_000)
+    expect(page.locator("#conn")).to_have_text("connected")
     expect(queued).to_be_hidden()
     expect(offline).to_be_hidden()
     g.refresh()

@@ -286,7 +286,7 @@ def test_offline_is_visible_and_a_move_waits_queued(
     page.click("#send-typed")
     expect(page.locator("#queued")).to_contain_text("queued")
     page.context.set_offline(False)
-    expect(page.locator("#conn")).to_have_text("connected", timeout=20_000)
+    expect(page.locator("#conn")).to_have_text("connected")
     expect(page.locator("#queued")).to_be_hidden()
     g.refresh()
     assert g.moves[-1:] == [cell] or len(g.moves) == 1

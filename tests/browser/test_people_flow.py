@@ -151,7 +151,7 @@ def test_a_challenge_reaches_the_lobby_and_both_players_go_to_the_game(
 
     challenge()
     notice = bob.locator('#notices [data-notice^="c:"]')
-    expect(notice).to_contain_text("ann_pf challenges you to Exxit", timeout=20_000)
+    expect(notice).to_contain_text("ann_pf challenges you to Exxit")
     expect(notice.get_by_role("link", name="ann_pf")).to_have_attribute("href", "/players/ann_pf")
     screenshots.page(bob, "people-challenge-notice-390")
     notice.get_by_role("button", name="Decline").click()
@@ -163,7 +163,7 @@ def test_a_challenge_reaches_the_lobby_and_both_players_go_to_the_game(
     expect(told).to_have_count(0)
 
     challenge()
-    expect(notice).to_contain_text("ann_pf challenges you to Exxit", timeout=20_000)
+    expect(notice).to_contain_text("ann_pf challenges you to Exxit")
     notice.get_by_role("button", name="Accept").click()
     bob.wait_for_url("**/games/*")
     game_id = bob.url.rsplit("/", 1)[1]
@@ -236,7 +236,7 @@ def test_the_header_keeps_the_count_in_sight_and_rules_in_reach(
     page.context.add_cookies(cookie)
     page.goto(people.url + "/live")
     badge = page.locator("#turn-badge")
-    expect(badge).to_have_text("12", timeout=20_000)
+    expect(badge).to_have_text("12")
     expect(badge).to_be_in_viewport(ratio=1)
     account = page.locator(".account-link")
     b, a = badge.bounding_box(), account.bounding_box()

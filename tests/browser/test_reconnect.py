@@ -49,7 +49,7 @@ def cut(page: Page) -> None:
 
 def restore(page: Page) -> None:
     page.context.set_offline(False)
-    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=20_000)
+    expect(page.locator("#conn")).to_have_attribute("data-state", "open")
 
 
 def legal_cell(page: Page) -> str:
@@ -142,7 +142,7 @@ def test_reconnection_keeps_every_move(
         expect(page.locator("#conn")).not_to_have_attribute("data-state", "open")
     server.start()
     for page in (ann, bo):
-        expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=30_000)
+        expect(page.locator("#conn")).to_have_attribute("data-state", "open")
     played.append(play_one_move(players[to_move(ann)], rng))
     wait_moves(ann, played)
     wait_moves(bo, played)

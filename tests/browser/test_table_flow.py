@@ -132,7 +132,7 @@ def test_a_1_0_game_lost_on_time(
     ann.click("#nav-back")
     expect(ann.locator("#review-banner")).to_be_visible()
     # the views come from POST /api/replay, whose worker process may be starting: no hurry
-    expect(ann.locator('.clock[data-clock="1"] .time')).to_have_text(ABOUT_55, timeout=30_000)
+    expect(ann.locator('.clock[data-clock="1"] .time')).to_have_text(ABOUT_55)
     expect(ann.locator('.clock[data-clock="2"] .time')).to_have_text("1:00")
     ann.click("#nav-first")
     expect(ann.locator('.clock[data-clock="1"] .time')).to_have_text("1:00")

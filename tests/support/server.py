@@ -16,6 +16,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.support.patience import PATIENCE
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -75,7 +77,7 @@ class LiveServer:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 30.0, attempts: int = 3) -> None:
+    def start(self, timeout: float = PATIENCE, attempts: int = 3) -> None:
         """Start the process and wait until ``/healthz`` answers 200.
 
         Test processes running in parallel (pytest-xdist) pick ports at the same time; if ours was

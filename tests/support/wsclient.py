@@ -11,8 +11,9 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from app.identity import COOKIE
+from tests.support.patience import PATIENCE
 
-TIMEOUT = 20.0
+TIMEOUT = PATIENCE
 
 
 class GameSocket:
