@@ -14,6 +14,7 @@ import pytest
 from app.routes.ws.transport import forward as _forward
 from app.runtime.hub import RESYNC, Hub, MemoryHub, RedisHub, Subscription
 from tests.support.gameplay import MovePicker, quick_game, start_game
+from tests.support.patience import PATIENCE
 from tests.support.redisserver import RedisServer, redis_server
 from tests.support.server import live_server
 from tests.support.wsclient import TestVisitor
@@ -113,7 +114,7 @@ def own_redis() -> Iterator[RedisServer]:
         yield server
 
 
-async def poll(condition: Callable[[], Awaitable[bool]], deadline: float = 20.0) -> None:
+async def poll(condition: Callable[[], Awaitable[bool]], deadline: float = PATIENCE) -> None:
     """Wait until ``condition()`` holds, checking every 50 ms; fail after ``deadline`` seconds."""
     end = time.monotonic() + deadline
     while not await condition():

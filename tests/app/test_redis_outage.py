@@ -23,11 +23,12 @@ import pytest
 
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game, start_game
+from tests.support.patience import PATIENCE
 from tests.support.redisserver import RedisServer, redis_server
 from tests.support.server import LiveServer
 from tests.support.wsclient import GameSocket, TestVisitor
 
-DEADLINE = 30.0  # seconds: generous, as the machine is shared
+DEADLINE = PATIENCE
 
 
 @dataclass

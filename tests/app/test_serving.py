@@ -28,11 +28,12 @@ from app.errors import STATUS
 from app.schemas import ErrorOut
 from tests.app.conftest import ClientFactory
 from tests.support.databases import fresh_database
+from tests.support.patience import PATIENCE
 from tests.support.server import ROOT, LiveServer, free_port, live_server
 
 MiB = 1024 * 1024
-# Generous: how long a server may take to notice what it must notice (never a timing assertion).
-DEADLINE = 30.0
+# How long a server may take to notice what it must notice (never a timing assertion).
+DEADLINE = PATIENCE
 # What an answered flood may add to the server's memory (the probe saw 839 MiB for 100 MB).
 RSS_SLACK = 40 * MiB
 SECRET = "SECRET0123456789abcdefSECRET"
