@@ -19,6 +19,7 @@ from app.repository import ArchiveFilter
 from app.runtime.limiter import rate_limited
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
+from app.schemas.outgoing import AckJson, SnapshotJson, StepsJson
 from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
     AckOut,
@@ -100,7 +101,7 @@ async def open_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]
 @router.get("/api/games/{game_id}", response_model=Snapshot, responses=error_responses(404))
 async def game(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
-) -> dict[str, Any]:
+) -> SnapshotJson:
     """A game's snapshot."""
     return await service.reading.snapshot(game_id, visitor, token)
 
@@ -133,9 +134,7 @@ async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict
     response_model_exclude_unset=True,
     responses=error_responses(403, 404, 409, 422),
 )
-async def move(
-    game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def move(game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep) -> AckJson:
     """Play a move (the HTTP twin of the websocket ``move``)."""
     return await service.playing.play(
         visitor, game_id, body.move, body.version, body.msg_id, body.lag
@@ -148,9 +147,7 @@ async def move(
     response_model_exclude_unset=True,
     responses=error_responses(403, 404, 409, 422),
 )
-async def resign(
-    game_id: str, body: ResignIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def resign(game_id: str, body: ResignIn, visitor: VisitorDep, service: ServiceDep) -> AckJson:
     """Resign (the HTTP twin of the websocket ``resign``)."""
     return await service.playing.resign(visitor, game_id, body.version, body.msg_id)
 
@@ -164,7 +161,7 @@ async def steps(
     service: ServiceDep,
     prefix: Annotated[list[str] | None, Query(max_length=64)] = None,
     token: str | None = None,
-) -> dict[str, Any]:
+) -> StepsJson:
     """Legal continuations of a clicked prefix."""
     return await service.reading.steps(game_id, prefix or [], visitor, token)
 

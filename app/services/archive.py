@@ -12,8 +12,9 @@ from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
 from app.identity.usernames import username_key
 from app.repository import accounts, reads
-from app.repository.writes import NewGame
+from app.repository.writes import EventRow, NewGame
 from app.runtime.rules import RecordError, can_draw, title
+from app.schemas.outgoing import Stored
 from app.services.core import Core, Json, Visitor, players_json, seat_ids
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
@@ -161,7 +162,7 @@ class ArchiveService:
             "finished_at": now,
         }
 
-        def event(version: int, kind: str, payload: Json) -> Json:
+        def event(version: int, kind: str, payload: Stored) -> EventRow:
             return {
                 "game_id": game_id,
                 "version": version,

@@ -19,11 +19,12 @@ from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name, name_key, validate_name
 from app.models import Game
 from app.repository import reads
-from app.repository.writes import NewGame, PlayerName, Rename
+from app.repository.writes import EventRow, NewGame, PlayerName, Rename
 from app.runtime.hub import LIVE_CHANNEL, seat_channel
 from app.runtime.rules import Rules, known_games, slugs
 from app.schemas.requests import Seat
 from app.services.core import (
+    Absence,
     Core,
     Json,
     Position,
@@ -170,7 +171,7 @@ class LifecycleService:
             f"player{seat}_name": visitor.name,
             f"player{seat}_key": name_key(visitor.name),
         }
-        event = {
+        event: EventRow = {
             "game_id": game_id,
             "version": 1,
             "kind": "create",
@@ -259,7 +260,7 @@ class LifecycleService:
             await core.advance(session, game, position, change, raced=full)
         return {"id": game_id, "seat": seat, "version": game.version}
 
-    async def _absent_at_start(self, game: Game, now: int) -> dict[str, dict[str, Any]]:
+    async def _absent_at_start(self, game: Game, now: int) -> dict[str, Absence]:
         """The seats' absence as a real-time game starts: away is no open socket, so a seat with
         none (a joiner over HTTP, both players of an accepted challenge) is away from now until
         its first socket opens, and may be claimed after its grace like any other."""

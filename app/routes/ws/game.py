@@ -5,6 +5,7 @@ from ``since``); then the game's events and its chat room come live, and the pla
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -33,6 +34,7 @@ from app.schemas.messages import (
     ResignMsg,
     StepsMsg,
 )
+from app.schemas.outgoing import AckJson
 from app.services import GameService, Visitor
 
 router = APIRouter()
@@ -173,11 +175,11 @@ async def _game_reader(
             await unexpected(socket, message.type, message.msg_id)
 
 
-def _done(of: str, msg_id: str | None, answer: dict[str, Any]) -> dict[str, Any]:
+def _done(of: str, msg_id: str | None, answer: Mapping[str, object]) -> dict[str, Any]:
     return {"type": "done", "msg_id": msg_id, "of": of, **answer}
 
 
-def _ack(msg_id: str | None, ack: dict[str, Any]) -> dict[str, Any]:
+def _ack(msg_id: str | None, ack: AckJson) -> dict[str, Any]:
     return {
         "type": "ack",
         "msg_id": msg_id,

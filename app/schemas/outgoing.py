@@ -1,0 +1,323 @@
+"""What the services build for the server to send, as TypedDicts: plain dicts at run time (built
+and encoded once per broadcast, never validated on that path), checked by mypy where they are
+built and where they are read.
+
+Each mirrors a Pydantic model of ``responses``, ``messages`` or ``mine`` (named in its docstring),
+which documents it and checks HTTP answers at the edge; ``tests/app/test_outgoing.py`` checks that
+each pair has the same keys. A key marked ``NotRequired`` is one the model's object may leave out
+(``Sparse``, or sent only by some kinds): it is absent, never a null.
+
+A value the database keeps as JSON (a result, an offer, options) stays ``Stored``, as the row's
+column types it.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+from app.runtime.rules import SeatColours, View
+
+#: A JSON object as a row's column holds it (``app.models``).
+Stored = dict[str, Any]
+
+
+# --- a game's state --------------------------------------------------------------------------------
+
+
+class PlayerJson(TypedDict):
+    """``Player``: a seat, the name it was taken with, its account's username."""
+
+    seat: int
+    name: str | None
+    account: str | None
+
+
+class ClockJson(TypedDict):
+    """``ClockOut``: a timed game's clocks at the server's time ``now``."""
+
+    control: Stored
+    label: str
+    remaining: list[int]
+    running: bool
+    deadline: int | None
+    now: int
+
+
+class AwayJson(TypedDict):
+    """``AwayOut``: since when a seat is away, and its grace left then."""
+
+    since: int
+    grace: int
+
+
+class TableJson(TypedDict):
+    """``TableFields``: what surrounds the board."""
+
+    clock: ClockJson | None
+    offer: Stored | None
+    declined: Stored | None
+    takebacks: bool
+    rematch_of: str | None
+    rematch_id: str | None
+    away: list[AwayJson | None]
+    abortable: bool
+
+
+class StateJson(TableJson):
+    """``GameState``: the game right after an event."""
+
+    status: str
+    to_move: int | None
+    ply_count: int
+    result: Stored | None
+    view: View
+
+
+class LiveEntryJson(TypedDict):
+    """``LiveEntry``: a public game in progress, with its view."""
+
+    id: str
+    game: str
+    title: str
+    players: list[PlayerJson]
+    moves: int
+    to_move: int | None
+    last_activity: int
+    version: int
+    view: View
+
+
+# --- what the hub carries --------------------------------------------------------------------------
+
+
+class EventMsgJson(TypedDict):
+    """``EventMsg``: a committed event, to every socket of the game."""
+
+    type: Literal["event"]
+    version: int
+    kind: str
+    data: Stored
+    state: StateJson
+
+
+class LiveUpdateJson(TypedDict):
+    """``LiveUpdateMsg``: a public game started or moved."""
+
+    type: Literal["live_update"]
+    game: LiveEntryJson
+
+
+class LiveEndJson(TypedDict):
+    """``LiveEndMsg``: a public game ended."""
+
+    type: Literal["live_end"]
+    id: str
+    result: Stored | None
+
+
+class MineChangedJson(TypedDict):
+    """One of a player's games changed (``/ws/me`` reads its lists again; never sent as is)."""
+
+    type: Literal["mine_changed"]
+    game: str
+
+
+# --- reading ---------------------------------------------------------------------------------------
+
+
+class StepsJson(TypedDict):
+    """``StepsOut``: the legal continuations of a clicked prefix."""
+
+    version: int
+    prefix: list[str]
+    next: list[str]
+    complete: bool
+    move: str | None
+    hints: dict[str, Stored]
+    prompt: str
+    changes: dict[str, list[str]]
+    ends: Stored | None
+
+
+class SeatRatingJson(TypedDict):
+    """``SeatRating``: a seat's current rating in a rated game's game."""
+
+    seat: int
+    account: str
+    rating: int
+    deviation: int
+    provisional: bool
+
+
+class InvitationJson(TypedDict):
+    """``Invitation``: who invites, to which seat, of which colour."""
+
+    by: PlayerJson
+    seat: int
+    colour: str | None
+
+
+class YouJson(TypedDict):
+    """``You``: the visitor's seat (None for a spectator) and name."""
+
+    seat: int | None
+    name: str | None
+
+
+class GameSummaryJson(TableJson):
+    """``GameSummary``: a game's metadata and moves."""
+
+    id: str
+    game: str
+    title: str
+    options: Stored
+    status: str
+    public: bool
+    imported: bool
+    imported_by: str | None
+    rated: bool
+    players: list[PlayerJson]
+    ratings: list[SeatRatingJson | None] | None
+    invitation: InvitationJson | None
+    colours: SeatColours
+    moves: list[str]
+    to_move: int | None
+    result: Stored | None
+    created_at: int
+    last_activity: int
+
+
+class ChatLineJson(TypedDict):
+    """``ChatLineOut``: a chat line."""
+
+    seq: int
+    name: str
+    seat: int | None
+    text: str
+    at: int
+
+
+class ChatLogJson(TypedDict):
+    """``ChatLog``: the visitor's chat room and its last lines."""
+
+    room: Literal["players", "spectators"]
+    lines: list[ChatLineJson]
+
+
+class SnapshotJson(TypedDict):
+    """``Snapshot``: everything a game page needs (a socket's adds its ``chat``)."""
+
+    version: int
+    game: GameSummaryJson
+    view: View
+    spectators: int
+    you: YouJson
+    chat: NotRequired[ChatLogJson]
+
+
+class EventEntryJson(TypedDict):
+    """``EventEntry``: one past event."""
+
+    version: int
+    kind: str
+    data: Stored
+
+
+class CatchupJson(TypedDict):
+    """``CatchupMsg`` without its ``type``: the events missed and the state now."""
+
+    since: int
+    version: int
+    events: list[EventEntryJson]
+    state: StateJson
+    spectators: int
+    you: YouJson
+    chat: NotRequired[ChatLogJson]
+
+
+class RecordJson(TypedDict):
+    """``RecordOut``: a game's record; a timed game's adds its control and clocks."""
+
+    format: Literal["hexmoot-record/1"]
+    game: str
+    options: Stored
+    players: list[Stored]
+    moves: list[str]
+    result: Stored | None
+    time_control: NotRequired[Stored]
+    clocks: NotRequired[list[dict[str, int] | None] | None]
+
+
+class OpenGameJson(TypedDict):
+    """``OpenGame``: a public game waiting for an opponent."""
+
+    id: str
+    game: str
+    title: str
+    options: Stored
+    players: list[PlayerJson]
+    created_at: int
+    join_token: str | None
+    rated: bool
+    time: str
+    yours: bool
+
+
+class LiveListJson(TypedDict):
+    """``LiveMsg``: the first message of ``/ws/live``."""
+
+    type: Literal["live"]
+    games: list[LiveEntryJson]
+    open: list[OpenGameJson]
+    now: int
+    idle_after: float
+
+
+# --- playing ---------------------------------------------------------------------------------------
+
+
+class AckJson(TypedDict):
+    """``AckOut``: a committed move (with its ply and canonical text) or resignation."""
+
+    version: int
+    duplicate: bool
+    ply: NotRequired[int]
+    move: NotRequired[str]
+
+
+# --- the table -------------------------------------------------------------------------------------
+
+
+class OfferAnswerJson(TypedDict):
+    """``OfferAnswerOut``: what is pending after an offer or an answer; an accepted rematch's new
+    game."""
+
+    offer: Stored | None
+    rematch_id: NotRequired[str]
+
+
+class EndedJson(TypedDict):
+    """``EndedOut``: a game aborted, or won by a claim."""
+
+    id: str
+    status: str
+
+
+class ChatSaidJson(TypedDict):
+    """``ChatSaidOut``: a chat line said, and its room."""
+
+    room: Literal["players", "spectators"]
+    line: ChatLineJson
+
+
+class TableMsgJson(TableJson):
+    """``TableMsg``: the table changed; ``version`` is still the game's."""
+
+    type: Literal["table"]
+    version: int
+
+
+class ChatLineMsgJson(TypedDict):
+    """``ChatLineMsg``: a line said in the socket's chat room."""
+
+    type: Literal["chat"]
+    room: Literal["players", "spectators"]
+    line: ChatLineJson
