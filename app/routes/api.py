@@ -19,7 +19,7 @@ from app.repository import ArchiveFilter
 from app.runtime.limiter import rate_limited
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
-from app.schemas.outgoing import AckJson, SnapshotJson, StepsJson
+from app.schemas.outgoing import AckJson, ArchiveJson, SnapshotJson, StepsJson
 from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
     AckOut,
@@ -78,7 +78,7 @@ async def catalogue() -> dict[str, Any]:
     responses=error_responses(403, 422, 429),
     dependencies=[Depends(rate_limited("create per visitor", "create per IP"))],
 )
-async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> CreatedOut:
     """Create a game with the visitor seated."""
     return await service.lifecycle.create(
         visitor,
@@ -111,9 +111,7 @@ async def game(
     response_model=JoinedOut,
     responses=error_responses(403, 404, 409, 422),
 )
-async def join(
-    game_id: str, body: JoinIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def join(game_id: str, body: JoinIn, visitor: VisitorDep, service: ServiceDep) -> JoinedOut:
     """Take the empty seat."""
     return await service.lifecycle.join(visitor, game_id, body.token)
 
@@ -123,7 +121,7 @@ async def join(
     response_model=CancelledOut,
     responses=error_responses(403, 404, 409),
 )
-async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> CancelledOut:
     """The seated creator cancels a game nobody has joined (any body is ignored)."""
     return await service.lifecycle.cancel(visitor, game_id)
 
@@ -237,7 +235,7 @@ async def archive(
     cursor: str | None = None,
     account: str | None = None,
     guest: str | None = None,
-) -> dict[str, Any]:
+) -> ArchiveJson:
     """Finished public games, newest first, filtered and cursor-paginated; ``account`` (a
     username) or ``guest`` (a guest's player id) finds one player identity's games."""
     if game is not None and game not in installed():
@@ -292,9 +290,7 @@ async def archive(
     openapi_extra=RECORD_BODY,
     dependencies=[Depends(rate_limited("import per visitor", "import per IP"))],
 )
-async def import_record(
-    request: Request, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def import_record(request: Request, visitor: VisitorDep, service: ServiceDep) -> ImportedOut:
     """Store an uploaded record (validated by replay) as an archived game imported by the
     visitor, who must have chosen a name (403 ``name_required``, once the body is JSON)."""
     length = natural(request.headers.get("content-length") or "")

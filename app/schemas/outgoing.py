@@ -321,3 +321,122 @@ class ChatLineMsgJson(TypedDict):
     type: Literal["chat"]
     room: Literal["players", "spectators"]
     line: ChatLineJson
+
+
+# --- a player's own lists --------------------------------------------------------------------------
+
+
+class ChallengePersonJson(TypedDict):
+    """``ChallengePerson``: an account as a challenge names it."""
+
+    username: str | None
+    display_name: str | None
+
+
+# ``from`` is a keyword: the functional form.
+ChallengeJson = TypedDict(
+    "ChallengeJson",
+    {
+        "id": str,
+        "from": ChallengePersonJson,
+        "to": ChallengePersonJson,
+        "incoming": bool,
+        "game": str,
+        "title": str,
+        "options": Stored,
+        "seat": str,
+        "rated": bool,
+        "time_control": Stored | None,
+        "time": str,
+        "status": str,
+        "game_id": str | None,
+        "created_at": int,
+    },
+)
+ChallengeJson.__doc__ = "``ChallengeOut``: a challenge (``seat`` is the challenger's)."
+
+
+class ChallengesJson(TypedDict):
+    """``Challenges``: the visitor's pending challenges."""
+
+    incoming: list[ChallengeJson]
+    outgoing: list[ChallengeJson]
+
+
+class ChallengeAnsweredJson(TypedDict):
+    """``ChallengeAnsweredMsg``: to the challenger, its challenge was accepted or declined."""
+
+    type: Literal["challenge_answered"]
+    id: str
+    status: Literal["accepted", "declined"]
+    by: ChallengePersonJson
+    game_id: str | None
+    url: str | None
+
+
+class MyGameJson(TypedDict):
+    """``MyGame``: one of the visitor's games, from the side of its seat."""
+
+    id: str
+    game: str
+    title: str
+    status: str
+    seat: int
+    opponent: str | None
+    opponent_account: str | None
+    your_turn: bool
+    moves: int
+    rated: bool
+    public: bool
+    last_activity: int
+    url: str
+    invite_url: str | None
+    outcome: Literal["won", "lost", "draw"] | None
+    time: str
+    clock: ClockJson | None
+    rematch_of: str | None
+    rematch_id: str | None
+
+
+class MyGamesJson(TypedDict):
+    """``MyGamesOut``: everything "My games" lists."""
+
+    your_turn: list[MyGameJson]
+    waiting: list[MyGameJson]
+    open: list[MyGameJson]
+    challenges: ChallengesJson
+    finished: list[MyGameJson]
+    turn_count: int
+    now: int
+
+
+class ChallengeChangedJson(TypedDict):
+    """One of a player's challenges changed (``/ws/me`` reads its lists again; never sent)."""
+
+    type: Literal["mine_changed"]
+    challenge: str
+
+
+# --- the archive -----------------------------------------------------------------------------------
+
+
+class ArchiveEntryJson(TypedDict):
+    """``ArchiveEntry``: a finished public game."""
+
+    id: str
+    game: str
+    title: str
+    options: Stored
+    players: list[PlayerJson]
+    moves: int
+    result: Stored | None
+    finished_at: int | None
+    imported: bool
+    imported_by: str | None
+
+
+class ArchiveJson(TypedDict):
+    """``ArchiveOut``: one page of the archive; ``next_cursor`` null on the last."""
+
+    games: list[ArchiveEntryJson]
+    next_cursor: str | None

@@ -230,9 +230,9 @@ class TableService:
             takebacks=game.takebacks,
             rematch_of=game.id,
         )
-        await self.lifecycle.join(second, created["id"], created["join_token"])
-        await self._set(game, {"offer": None, "declined": None, "rematch_id": created["id"]})
-        return str(created["id"])
+        await self.lifecycle.join(second, created.id, created.join_token)
+        await self._set(game, {"offer": None, "declined": None, "rematch_id": created.id})
+        return created.id
 
     # --- abort and disconnections ----------------------------------------------------------------
 

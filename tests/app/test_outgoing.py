@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from app.schemas import messages, outgoing, responses
+from app.schemas import messages, mine, outgoing, responses
 
 NONE: frozenset[str] = frozenset()
 TYPE = frozenset({"type"})
@@ -40,6 +40,14 @@ PAIRS: list[tuple[type, type[BaseModel], frozenset[str]]] = [
     (outgoing.ChatSaidJson, responses.ChatSaidOut, NONE),
     (outgoing.TableMsgJson, messages.TableMsg, NONE),
     (outgoing.ChatLineMsgJson, messages.ChatLineMsg, NONE),
+    (outgoing.ChallengePersonJson, mine.ChallengePerson, NONE),
+    (outgoing.ChallengeJson, mine.ChallengeOut, NONE),
+    (outgoing.ChallengesJson, mine.Challenges, NONE),
+    (outgoing.ChallengeAnsweredJson, messages.ChallengeAnsweredMsg, NONE),
+    (outgoing.MyGameJson, mine.MyGame, NONE),
+    (outgoing.MyGamesJson, mine.MyGamesOut, NONE),
+    (outgoing.ArchiveEntryJson, responses.ArchiveEntry, NONE),
+    (outgoing.ArchiveJson, responses.ArchiveOut, NONE),
 ]
 
 
