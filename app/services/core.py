@@ -51,8 +51,6 @@ from app.schemas.outgoing import (
     TableJson,
 )
 
-#: A JSON object of a service not typed yet.
-Json = dict[str, Any]
 #: An event a change writes before its last: its kind and payload (a move, a resignation).
 Before = tuple[str, Stored]
 P = ParamSpec("P")
