@@ -19,7 +19,14 @@ from app.repository import ArchiveFilter
 from app.runtime.limiter import rate_limited
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
-from app.schemas.outgoing import AckJson, ArchiveJson, SnapshotJson, StepsJson
+from app.schemas.outgoing import (
+    AckJson,
+    ArchiveJson,
+    LiveJson,
+    OpenGamesJson,
+    SnapshotJson,
+    StepsJson,
+)
 from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
     AckOut,
@@ -30,13 +37,14 @@ from app.schemas.responses import (
     ImportedOut,
     JoinedOut,
     LiveOut,
+    MeAccountOut,
     MeOut,
     OpenGamesOut,
     RecordOut,
     Snapshot,
     StepsOut,
 )
-from app.services import installed
+from app.services import Visitor, installed
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
@@ -45,24 +53,25 @@ _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 
 @router.get("/api/me", response_model=MeOut)
-async def me(visitor: VisitorDep, request: Request) -> dict[str, Any]:
+async def me(visitor: VisitorDep, request: Request) -> MeOut:
     """The visitor's identity (``account``: null for a guest)."""
-    account = None
-    if visitor.username is not None:
-        account = {"username": visitor.username, "display_name": visitor.name}
-    named = not visitor.name.startswith("Guest-")
-    return {"id": visitor.id, "name": visitor.name, "named": named, "account": account}
+    return _me(visitor, named=not visitor.name.startswith("Guest-"))
 
 
 @router.put("/api/me", response_model=MeOut, responses=error_responses(422))
-async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> MeOut:
     """Change the visitor's display name (an account's too)."""
     if visitor.account_id is not None:  # an account's display name
-        renamed = await service.accounts.rename(visitor, body.name)
-        account = {"username": renamed.username, "display_name": renamed.name}
-        return {"id": renamed.id, "name": renamed.name, "named": True, "account": account}
-    renamed = await service.lifecycle.rename(visitor.id, body.name)
-    return {"id": renamed.id, "name": renamed.name, "named": True, "account": None}
+        return _me(await service.accounts.rename(visitor, body.name), named=True)
+    return _me(await service.lifecycle.rename(visitor.id, body.name), named=True)
+
+
+def _me(visitor: Visitor, *, named: bool) -> MeOut:
+    """``visitor`` as ``/api/me`` answers it (``account``: null for a guest)."""
+    account = None
+    if visitor.username is not None:
+        account = MeAccountOut(username=visitor.username, display_name=visitor.name)
+    return MeOut(id=visitor.id, name=visitor.name, named=named, account=account)
 
 
 @router.get("/api/catalogue", response_model=CatalogueOut)
@@ -93,7 +102,7 @@ async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> Cr
 
 
 @router.get("/api/games/open", response_model=OpenGamesOut)
-async def open_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def open_games(visitor: VisitorDep, service: ServiceDep) -> OpenGamesJson:
     """Public games waiting for an opponent (``yours``: the visitor created it)."""
     return {"games": await service.reading.open_games(visitor)}
 
@@ -179,7 +188,7 @@ async def record(
 
 
 @router.get("/api/live", response_model=LiveOut)
-async def live(service: ServiceDep) -> dict[str, Any]:
+async def live(service: ServiceDep) -> LiveJson:
     """Public games in progress."""
     return {"games": await service.reading.live_games()}
 

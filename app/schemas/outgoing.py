@@ -233,6 +233,18 @@ class CatchupJson(TypedDict):
     chat: NotRequired[ChatLogJson]
 
 
+class SnapshotMsgJson(SnapshotJson):
+    """``SnapshotMsg``: a snapshot, as a game's socket sends it first."""
+
+    type: Literal["snapshot"]
+
+
+class CatchupMsgJson(CatchupJson):
+    """``CatchupMsg``: a catch-up, as a game's socket sends it first after a reconnect."""
+
+    type: Literal["catchup"]
+
+
 class RecordJson(TypedDict):
     """``RecordOut``: a game's record; a timed game's adds its control and clocks."""
 
@@ -259,6 +271,18 @@ class OpenGameJson(TypedDict):
     rated: bool
     time: str
     yours: bool
+
+
+class OpenGamesJson(TypedDict):
+    """``OpenGamesOut``: public games waiting for an opponent."""
+
+    games: list[OpenGameJson]
+
+
+class LiveJson(TypedDict):
+    """``LiveOut``: public games in progress."""
+
+    games: list[LiveEntryJson]
 
 
 class LiveListJson(TypedDict):
@@ -440,3 +464,29 @@ class ArchiveJson(TypedDict):
 
     games: list[ArchiveEntryJson]
     next_cursor: str | None
+
+
+class AckMsgJson(TypedDict):
+    """``AckMsg``: a move or resignation committed (or recognised as a retry)."""
+
+    type: Literal["ack"]
+    msg_id: str
+    version: int
+    duplicate: bool
+
+
+class SaidJson(TypedDict):
+    """What a ``done`` of ``chat`` adds: the line said."""
+
+    line: ChatLineJson
+
+
+class DoneMsgJson(TypedDict):
+    """``DoneMsg``: the answer to an offer, an answer, an abort, a claim or a chat line."""
+
+    type: Literal["done"]
+    msg_id: str | None
+    of: Literal["offer", "answer", "abort", "claim", "chat"]
+    offer: NotRequired[Stored | None]
+    rematch_id: NotRequired[str]
+    line: NotRequired[ChatLineJson]
