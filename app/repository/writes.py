@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import Connection, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -23,6 +23,18 @@ from app.models import ChatLine, Event, Game, Lease, Move, Player, Rating, Ratin
 from app.repository.writer import Stale
 
 Row = dict[str, Any]
+
+
+class EventRow(TypedDict):
+    """A row of ``events``: one version of a game, what happened, who sent it and when."""
+
+    game_id: str
+    version: int
+    kind: str
+    payload: dict[str, Any]
+    player_id: str | None
+    msg_id: str | None
+    created_at: int
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,7 @@ class NewGame:
     the players it seats."""
 
     game: Row
-    events: list[Row]
+    events: list[EventRow]
     moves: list[Row] = field(default_factory=list)
     players: tuple[PlayerName, ...] = ()
 
@@ -174,7 +186,7 @@ class GameChange:
     game_id: str
     base: int
     values: dict[str, Any]
-    events: list[Row]
+    events: list[EventRow]
     move: Row | None = None
     players: tuple[PlayerName, ...] = ()  # seated by this change: their rows come first
     rated: RatedResult | None = None  # a rated game's result: rated in this transaction

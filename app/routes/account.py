@@ -6,8 +6,6 @@ The session cookie is set here, on the answers that start or end a session; the 
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, BackgroundTasks, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
@@ -47,9 +45,9 @@ def _client(request: Request) -> tuple[str | None, str | None]:
     return request.headers.get("user-agent"), request.client.host if request.client else None
 
 
-def _with_session(body: dict[str, Any], cookie: str, request: Request, status: int) -> JSONResponse:
+def _with_session(body: AccountOut, cookie: str, request: Request, status: int) -> JSONResponse:
     secure = request.app.state.settings.secure_cookies()
-    response = JSONResponse(body, status_code=status)
+    response = JSONResponse(body.model_dump(), status_code=status)
     set_cookie(response, SESSION_COOKIE, cookie, IDLE_MS // 1000, secure)
     return response
 
@@ -119,22 +117,22 @@ async def logout(
     """End this browser's session. The browser goes on as its guest if that guest is still a
     guest (it logged in without attaching its games), else as a fresh guest."""
     await service.accounts.logout(visitor, request.state.session_id)
-    return _logged_out(request, {"ok": True}, visitor)
+    return _logged_out(request, OkOut(ok=True), visitor)
 
 
 @router.get("/api/account", response_model=AccountOut, responses=error_responses(401))
-async def account(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def account(visitor: VisitorDep, service: ServiceDep) -> AccountOut:
     """The signed-in account (401 ``not_signed_in`` without a session)."""
     return await service.accounts.account(visitor)
 
 
-def _logged_out(request: Request, body: dict[str, Any], visitor: Visitor) -> JSONResponse:
+def _logged_out(request: Request, body: OkOut | LoggedOutOut, visitor: Visitor) -> JSONResponse:
     """An answer that clears the session cookie. A browser whose guest became the account's
     player goes on as a fresh guest; any other keeps its guest (a guest's own logout is a no-op)."""
     if visitor.account_id is not None and visitor.id == request.state.guest_id:
         request.state.guest_id = new_guest_id()  # the middleware sets its cookie
     secure = request.app.state.settings.secure_cookies()
-    response = JSONResponse(body)
+    response = JSONResponse(body.model_dump())
     set_cookie(response, SESSION_COOKIE, "", 0, secure)
     return response
 
@@ -147,11 +145,11 @@ async def logout_all(
 ) -> JSONResponse:
     """End every session of the account, on every browser, this one too."""
     ended = await service.accounts.logout_everywhere(visitor)
-    return _logged_out(request, {"ended": ended}, visitor)
+    return _logged_out(request, LoggedOutOut(ended=ended), visitor)
 
 
 @router.get("/api/account/sessions", response_model=SessionsOut, responses=error_responses(401))
-async def sessions(request: Request, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def sessions(request: Request, visitor: VisitorDep, service: ServiceDep) -> SessionsOut:
     """The account's live sessions."""
     return await service.accounts.sessions_of(visitor, request.state.session_id)
 
@@ -171,16 +169,16 @@ async def revoke(session_id: str, visitor: VisitorDep, service: ServiceDep) -> R
 @router.post("/api/account/password", response_model=OkOut, responses=error_responses(401, 422))
 async def password(
     body: PasswordIn, request: Request, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+) -> OkOut:
     """Change the password; every other session ends."""
     await service.accounts.change_password(
         visitor, body.current, body.new, request.state.session_id
     )
-    return {"ok": True}
+    return OkOut(ok=True)
 
 
 @router.put("/api/account/settings", response_model=AccountOut, responses=error_responses(401, 422))
-async def settings(body: SettingsIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def settings(body: SettingsIn, visitor: VisitorDep, service: ServiceDep) -> AccountOut:
     """Change the account's settings (``digest``: the turns digest by email)."""
     changes = body.model_dump(exclude_none=True)
     return await service.accounts.update_settings(visitor, changes)
@@ -195,7 +193,7 @@ async def email(
     visitor: VisitorDep,
     service: ServiceDep,
     background: BackgroundTasks,
-) -> dict[str, Any]:
+) -> AccountOut:
     """Set the account's email address (null: none). A new address is unverified, and gets one
     mail: the link that verifies it."""
     limiter: Limiter = request.app.state.limiter
@@ -216,12 +214,12 @@ async def resend(
     service: ServiceDep,
     background: BackgroundTasks,
     body: EmptyIn | None = None,
-) -> dict[str, Any]:
+) -> OkOut:
     """Mail the unverified address a new link that verifies it (the older links stop working)."""
     limiter: Limiter = request.app.state.limiter
     letter = await service.accounts.resend_verification(visitor, limiter)
     _mail_after(background, service, letter)
-    return {"ok": True}
+    return OkOut(ok=True)
 
 
 @router.post(
@@ -230,7 +228,7 @@ async def resend(
     responses=error_responses(403, 422, 429),
     dependencies=[Depends(rate_limited("login per IP"))],
 )
-async def verify(body: VerifyIn, service: ServiceDep) -> dict[str, Any]:
+async def verify(body: VerifyIn, service: ServiceDep) -> VerifiedOut:
     """Verify an address with the token of the link mailed to it (once); no session needed, since
     the link may be opened on another device."""
     return await service.addresses.verify(body.token)
@@ -239,7 +237,7 @@ async def verify(body: VerifyIn, service: ServiceDep) -> dict[str, Any]:
 @router.post("/api/account/claim", response_model=ClaimedOut, responses=error_responses(401, 422))
 async def claim(
     request: Request, visitor: VisitorDep, service: ServiceDep, body: EmptyIn | None = None
-) -> dict[str, Any]:
+) -> ClaimedOut:
     """Attach the games of this browser's guest to the signed-in account."""
     return await service.accounts.claim(visitor, request.state.guest_id)
 
@@ -251,16 +249,14 @@ async def claim(
     responses=error_responses(409, 422, 429),
     dependencies=[Depends(rate_limited("signup per IP"))],
 )
-async def recover(
-    body: RecoverIn, service: ServiceDep, background: BackgroundTasks
-) -> dict[str, Any]:
+async def recover(body: RecoverIn, service: ServiceDep, background: BackgroundTasks) -> OkOut:
     """Mail a recovery link to the account named (by username or email), if there is one: the
     answer is the same either way, and comes before the database is asked, so its time is the
     same too. Counted with the sign-ups per address."""
     key = service.mail.recovery_of(body.username_or_email)
     if key is not None:
         background.add_task(service.mail.send_recovery, key)
-    return {"ok": True}
+    return OkOut(ok=True)
 
 
 @router.post(
@@ -269,6 +265,6 @@ async def recover(
     responses=error_responses(403, 422, 429),
     dependencies=[Depends(rate_limited("login per IP"))],
 )
-async def reset(body: ResetIn, service: ServiceDep) -> dict[str, Any]:
+async def reset(body: ResetIn, service: ServiceDep) -> OkOut:
     """Set a new password with a recovery link (once); every session of the account ends."""
     return await service.mail.reset(body.token, body.password)

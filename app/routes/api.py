@@ -19,6 +19,14 @@ from app.repository import ArchiveFilter
 from app.runtime.limiter import rate_limited
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
+from app.schemas.outgoing import (
+    AckJson,
+    ArchiveJson,
+    LiveJson,
+    OpenGamesJson,
+    SnapshotJson,
+    StepsJson,
+)
 from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
     AckOut,
@@ -29,13 +37,14 @@ from app.schemas.responses import (
     ImportedOut,
     JoinedOut,
     LiveOut,
+    MeAccountOut,
     MeOut,
     OpenGamesOut,
     RecordOut,
     Snapshot,
     StepsOut,
 )
-from app.services import installed
+from app.services import Visitor, installed
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
@@ -44,24 +53,25 @@ _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 
 @router.get("/api/me", response_model=MeOut)
-async def me(visitor: VisitorDep, request: Request) -> dict[str, Any]:
+async def me(visitor: VisitorDep, request: Request) -> MeOut:
     """The visitor's identity (``account``: null for a guest)."""
-    account = None
-    if visitor.username is not None:
-        account = {"username": visitor.username, "display_name": visitor.name}
-    named = not visitor.name.startswith("Guest-")
-    return {"id": visitor.id, "name": visitor.name, "named": named, "account": account}
+    return _me(visitor, named=not visitor.name.startswith("Guest-"))
 
 
 @router.put("/api/me", response_model=MeOut, responses=error_responses(422))
-async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def rename(body: NameIn, visitor: VisitorDep, service: ServiceDep) -> MeOut:
     """Change the visitor's display name (an account's too)."""
     if visitor.account_id is not None:  # an account's display name
-        renamed = await service.accounts.rename(visitor, body.name)
-        account = {"username": renamed.username, "display_name": renamed.name}
-        return {"id": renamed.id, "name": renamed.name, "named": True, "account": account}
-    renamed = await service.lifecycle.rename(visitor.id, body.name)
-    return {"id": renamed.id, "name": renamed.name, "named": True, "account": None}
+        return _me(await service.accounts.rename(visitor, body.name), named=True)
+    return _me(await service.lifecycle.rename(visitor.id, body.name), named=True)
+
+
+def _me(visitor: Visitor, *, named: bool) -> MeOut:
+    """``visitor`` as ``/api/me`` answers it (``account``: null for a guest)."""
+    account = None
+    if visitor.username is not None:
+        account = MeAccountOut(username=visitor.username, display_name=visitor.name)
+    return MeOut(id=visitor.id, name=visitor.name, named=named, account=account)
 
 
 @router.get("/api/catalogue", response_model=CatalogueOut)
@@ -77,7 +87,7 @@ async def catalogue() -> dict[str, Any]:
     responses=error_responses(403, 422, 429),
     dependencies=[Depends(rate_limited("create per visitor", "create per IP"))],
 )
-async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> CreatedOut:
     """Create a game with the visitor seated."""
     return await service.lifecycle.create(
         visitor,
@@ -92,7 +102,7 @@ async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> di
 
 
 @router.get("/api/games/open", response_model=OpenGamesOut)
-async def open_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def open_games(visitor: VisitorDep, service: ServiceDep) -> OpenGamesJson:
     """Public games waiting for an opponent (``yours``: the visitor created it)."""
     return {"games": await service.reading.open_games(visitor)}
 
@@ -100,7 +110,7 @@ async def open_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]
 @router.get("/api/games/{game_id}", response_model=Snapshot, responses=error_responses(404))
 async def game(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
-) -> dict[str, Any]:
+) -> SnapshotJson:
     """A game's snapshot."""
     return await service.reading.snapshot(game_id, visitor, token)
 
@@ -110,9 +120,7 @@ async def game(
     response_model=JoinedOut,
     responses=error_responses(403, 404, 409, 422),
 )
-async def join(
-    game_id: str, body: JoinIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def join(game_id: str, body: JoinIn, visitor: VisitorDep, service: ServiceDep) -> JoinedOut:
     """Take the empty seat."""
     return await service.lifecycle.join(visitor, game_id, body.token)
 
@@ -122,7 +130,7 @@ async def join(
     response_model=CancelledOut,
     responses=error_responses(403, 404, 409),
 )
-async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> CancelledOut:
     """The seated creator cancels a game nobody has joined (any body is ignored)."""
     return await service.lifecycle.cancel(visitor, game_id)
 
@@ -133,9 +141,7 @@ async def cancel(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict
     response_model_exclude_unset=True,
     responses=error_responses(403, 404, 409, 422),
 )
-async def move(
-    game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def move(game_id: str, body: MoveIn, visitor: VisitorDep, service: ServiceDep) -> AckJson:
     """Play a move (the HTTP twin of the websocket ``move``)."""
     return await service.playing.play(
         visitor, game_id, body.move, body.version, body.msg_id, body.lag
@@ -148,9 +154,7 @@ async def move(
     response_model_exclude_unset=True,
     responses=error_responses(403, 404, 409, 422),
 )
-async def resign(
-    game_id: str, body: ResignIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def resign(game_id: str, body: ResignIn, visitor: VisitorDep, service: ServiceDep) -> AckJson:
     """Resign (the HTTP twin of the websocket ``resign``)."""
     return await service.playing.resign(visitor, game_id, body.version, body.msg_id)
 
@@ -164,7 +168,7 @@ async def steps(
     service: ServiceDep,
     prefix: Annotated[list[str] | None, Query(max_length=64)] = None,
     token: str | None = None,
-) -> dict[str, Any]:
+) -> StepsJson:
     """Legal continuations of a clicked prefix."""
     return await service.reading.steps(game_id, prefix or [], visitor, token)
 
@@ -184,7 +188,7 @@ async def record(
 
 
 @router.get("/api/live", response_model=LiveOut)
-async def live(service: ServiceDep) -> dict[str, Any]:
+async def live(service: ServiceDep) -> LiveJson:
     """Public games in progress."""
     return {"games": await service.reading.live_games()}
 
@@ -240,7 +244,7 @@ async def archive(
     cursor: str | None = None,
     account: str | None = None,
     guest: str | None = None,
-) -> dict[str, Any]:
+) -> ArchiveJson:
     """Finished public games, newest first, filtered and cursor-paginated; ``account`` (a
     username) or ``guest`` (a guest's player id) finds one player identity's games."""
     if game is not None and game not in installed():
@@ -295,9 +299,7 @@ async def archive(
     openapi_extra=RECORD_BODY,
     dependencies=[Depends(rate_limited("import per visitor", "import per IP"))],
 )
-async def import_record(
-    request: Request, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+async def import_record(request: Request, visitor: VisitorDep, service: ServiceDep) -> ImportedOut:
     """Store an uploaded record (validated by replay) as an archived game imported by the
     visitor, who must have chosen a name (403 ``name_required``, once the body is JSON)."""
     length = natural(request.headers.get("content-length") or "")

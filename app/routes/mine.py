@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
 
 from app.deps import ServiceDep, VisitorDep
 from app.runtime.limiter import rate_limited
 from app.schemas import error_responses
 from app.schemas.mine import ChallengeAnswerOut, ChallengeIn, ChallengeOut, MyGamesOut
+from app.schemas.outgoing import ChallengeJson, MyGamesJson
 
 router = APIRouter()
 
 
 @router.get("/api/me/games", response_model=MyGamesOut)
-async def my_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def my_games(visitor: VisitorDep, service: ServiceDep) -> MyGamesJson:
     """The visitor's games (every player id of its identity), challenges and turn count."""
     return await service.mine.mine(visitor)
 
@@ -27,7 +26,7 @@ async def my_games(visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
     responses=error_responses(403, 404, 422, 429),
     dependencies=[Depends(rate_limited("challenge per visitor"))],
 )
-async def challenge(body: ChallengeIn, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def challenge(body: ChallengeIn, visitor: VisitorDep, service: ServiceDep) -> ChallengeJson:
     """Challenge a registered player by username."""
     return await service.challenges.send(
         visitor, body.to, body.game, body.options, body.seat, body.rated, body.time_control
@@ -39,7 +38,7 @@ async def challenge(body: ChallengeIn, visitor: VisitorDep, service: ServiceDep)
     response_model=ChallengeAnswerOut,
     responses=error_responses(403, 404, 409),
 )
-async def accept(challenge_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def accept(challenge_id: str, visitor: VisitorDep, service: ServiceDep) -> ChallengeAnswerOut:
     """The challenged player accepts: the game starts (any body is ignored)."""
     return await service.challenges.accept(visitor, challenge_id)
 
@@ -49,7 +48,9 @@ async def accept(challenge_id: str, visitor: VisitorDep, service: ServiceDep) ->
     response_model=ChallengeAnswerOut,
     responses=error_responses(403, 404, 409),
 )
-async def decline(challenge_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def decline(
+    challenge_id: str, visitor: VisitorDep, service: ServiceDep
+) -> ChallengeAnswerOut:
     """The challenged player declines (any body is ignored)."""
     return await service.challenges.decline(visitor, challenge_id)
 
@@ -59,6 +60,6 @@ async def decline(challenge_id: str, visitor: VisitorDep, service: ServiceDep) -
     response_model=ChallengeAnswerOut,
     responses=error_responses(403, 404, 409),
 )
-async def cancel(challenge_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def cancel(challenge_id: str, visitor: VisitorDep, service: ServiceDep) -> ChallengeAnswerOut:
     """The challenger withdraws the challenge (any body is ignored)."""
     return await service.challenges.cancel(visitor, challenge_id)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
@@ -18,7 +16,7 @@ router = APIRouter(dependencies=[Depends(page_visitor)])
 
 
 @router.get("/api/players/{username}", response_model=ProfileOut, responses=error_responses(404))
-async def profile(username: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def profile(username: str, visitor: VisitorDep, service: ServiceDep) -> ProfileOut:
     """A player's profile: ratings, finished public games, and the record against you."""
     return await service.players.profile(username, visitor)
 
@@ -26,7 +24,7 @@ async def profile(username: str, visitor: VisitorDep, service: ServiceDep) -> di
 @router.get(
     "/api/leaderboards/{slug}", response_model=LeaderboardOut, responses=error_responses(422)
 )
-async def leaderboard(slug: str, service: ServiceDep) -> dict[str, Any]:
+async def leaderboard(slug: str, service: ServiceDep) -> LeaderboardOut:
     """A game's leaderboard."""
     return await service.players.leaderboard(slug)
 

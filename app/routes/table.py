@@ -3,13 +3,12 @@ the websocket's ``offer``, ``answer``, ``abort``, ``claim`` and ``chat``, and a 
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Depends
 
 from app.deps import ServiceDep, VisitorDep
 from app.runtime.limiter import rate_limited
 from app.schemas import error_responses
+from app.schemas.outgoing import ChatLogJson, ChatSaidJson, EndedJson, OfferAnswerJson
 from app.schemas.requests import AnswerIn, ChatIn, OfferIn
 from app.schemas.responses import ChatLog, ChatSaidOut, EndedOut, OfferAnswerOut
 
@@ -23,7 +22,7 @@ router = APIRouter()
 )
 async def offer(
     game_id: str, body: OfferIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+) -> OfferAnswerJson:
     """Offer a draw or a rematch, or ask a takeback."""
     return await service.table.offer(visitor, game_id, body.kind)
 
@@ -35,7 +34,7 @@ async def offer(
 )
 async def answer(
     game_id: str, body: AnswerIn, visitor: VisitorDep, service: ServiceDep
-) -> dict[str, Any]:
+) -> OfferAnswerJson:
     """Answer the pending offer."""
     return await service.table.answer(visitor, game_id, body.kind, body.accept)
 
@@ -45,7 +44,7 @@ async def answer(
     response_model=EndedOut,
     responses=error_responses(403, 404, 409),
 )
-async def abort(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def abort(game_id: str, visitor: VisitorDep, service: ServiceDep) -> EndedJson:
     """End the game before both players have moved (any body is ignored)."""
     return await service.table.abort(visitor, game_id)
 
@@ -55,7 +54,7 @@ async def abort(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[
     response_model=EndedOut,
     responses=error_responses(403, 404, 409),
 )
-async def claim(game_id: str, visitor: VisitorDep, service: ServiceDep) -> dict[str, Any]:
+async def claim(game_id: str, visitor: VisitorDep, service: ServiceDep) -> EndedJson:
     """Win over an opponent who left and stayed away past their grace (any body is ignored)."""
     return await service.table.claim(visitor, game_id)
 
@@ -73,7 +72,7 @@ async def chat(
     visitor: VisitorDep,
     service: ServiceDep,
     token: str | None = None,
-) -> dict[str, Any]:
+) -> ChatSaidJson:
     """Say a line in the visitor's room of the game."""
     return await service.table.chat(visitor, game_id, body.text, token)
 
@@ -81,6 +80,6 @@ async def chat(
 @router.get("/api/games/{game_id}/chat", response_model=ChatLog, responses=error_responses(404))
 async def chat_log(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
-) -> dict[str, Any]:
+) -> ChatLogJson:
     """The visitor's chat room of the game and its last 100 lines."""
     return await service.table.room_log(visitor, game_id, token)

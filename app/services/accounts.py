@@ -27,8 +27,16 @@ from app.repository import reads
 from app.repository.writes import PlayerName
 from app.runtime.hub import SESSIONS_ENDED, account_channel
 from app.runtime.limiter import Limiter
+from app.schemas.accounts import (
+    AccountOut,
+    AccountSettingsOut,
+    ClaimedOut,
+    LoginOut,
+    SessionOut,
+    SessionsOut,
+)
 from app.services.addresses import AddressService, Letter, Reply, validate_email
-from app.services.core import Core, Json, Visitor
+from app.services.core import Core, Visitor
 
 #: The settings of a new account.
 DEFAULT_SETTINGS: dict[str, Any] = {"digest": False, "confirm_moves": None}
@@ -49,22 +57,23 @@ class Login:
     """A session started: the answer's body, the session cookie's value, and the letter to send
     after the answer (a new account's verification link), if any."""
 
-    body: Json
+    body: AccountOut
     cookie: str
     letter: Letter | None = None
 
 
-def account_json(account: Account) -> Json:
-    """An account as its owner sees it (``AccountOut``)."""
-    return {
-        "username": account.username,
-        "display_name": account.display_name,
-        "player_id": account.player_id,
-        "email": account.email,
-        "email_verified": account.email is not None and account.email_verified_at is not None,
-        "settings": {**DEFAULT_SETTINGS, **(account.settings or {})},
-        "created_at": account.created_at,
-    }
+def account_json(account: Account, settings: dict[str, Any] | None = None) -> AccountOut:
+    """An account as its owner sees it (``settings``: its settings just changed, not yet read)."""
+    settings = {**DEFAULT_SETTINGS, **(account.settings or {})} if settings is None else settings
+    return AccountOut(
+        username=account.username,
+        display_name=account.display_name,
+        player_id=account.player_id,
+        email=account.email,
+        email_verified=account.email is not None and account.email_verified_at is not None,
+        settings=AccountSettingsOut.model_validate(settings),
+        created_at=account.created_at,
+    )
 
 
 class AccountService:
@@ -115,7 +124,9 @@ class AccountService:
             return Resolved(Visitor(fresh, default_name(fresh)), new_guest=fresh)
         return Resolved(Visitor(guest_id, player.name if player else default_name(guest_id)))
 
-    def _session_row(self, now: int, user_agent: str | None, ip: str | None) -> tuple[str, Json]:
+    def _session_row(
+        self, now: int, user_agent: str | None, ip: str | None
+    ) -> tuple[str, store.Row]:
         token = tokens.new_token()
         row = {
             "id": tokens.token_id(token),
@@ -241,11 +252,11 @@ class AccountService:
             )
         token, row = self._session_row(now, user_agent, ip)
         await self.core.writer.write(store.NewSession({**row, "account_id": account.id}))
-        body = {
-            **account_json(account),
-            "claimable": claimable,
-            "guest_name": guest.name if guest is not None and claimable else None,
-        }
+        body = LoginOut(
+            **dict(account_json(account)),
+            claimable=claimable,
+            guest_name=guest.name if guest is not None and claimable else None,
+        )
         return Login(body, self._cookie(token))
 
     async def logout(self, visitor: Visitor, session_id: str | None) -> None:
@@ -286,42 +297,42 @@ class AccountService:
             raise not_signed_in()
         return account
 
-    async def claim(self, visitor: Visitor, guest_id: str) -> Json:
+    async def claim(self, visitor: Visitor, guest_id: str) -> ClaimedOut:
         """Attach the games of this browser's guest to the signed-in account (see
         :class:`~app.repository.accounts.ClaimGuest`); nothing to attach is no error."""
         account = await self._own(visitor)
         if guest_id == account.player_id:
-            return {"claimed": 0, "kept": 0}
+            return ClaimedOut(claimed=0, kept=0)
         async with self.core.sessions() as session:
             guest = await reads.get_player(session, guest_id)
         if guest is None or guest.account_id is not None:
-            return {"claimed": 0, "kept": 0}
+            return ClaimedOut(claimed=0, kept=0)
         try:
             claimed, kept = await self.core.writer.write(
                 store.ClaimGuest(guest_id, account.id, account.player_id)
             )
         except store.PlayerOwned:
-            return {"claimed": 0, "kept": 0}
+            return ClaimedOut(claimed=0, kept=0)
         self.core.forget_owner(guest_id)
-        return {"claimed": claimed, "kept": kept}
+        return ClaimedOut(claimed=claimed, kept=kept)
 
-    async def sessions_of(self, visitor: Visitor, current: str | None) -> Json:
+    async def sessions_of(self, visitor: Visitor, current: str | None) -> SessionsOut:
         """The account's live sessions, for its owner."""
         account = await self._own(visitor)
         async with self.core.sessions() as session:
             rows = await store.live_sessions(session, account.id, self.core.clock.now())
-        return {
-            "sessions": [
-                {
-                    "id": row.id[:SESSION_PUBLIC_ID],
-                    "created_at": row.created_at,
-                    "last_seen_at": row.last_seen_at,
-                    "browser": _agent(row.user_agent),
-                    "current": row.id == current,
-                }
+        return SessionsOut(
+            sessions=[
+                SessionOut(
+                    id=row.id[:SESSION_PUBLIC_ID],
+                    created_at=row.created_at,
+                    last_seen_at=row.last_seen_at,
+                    browser=_agent(row.user_agent),
+                    current=row.id == current,
+                )
                 for row in rows
             ]
-        }
+        )
 
     async def revoke(self, visitor: Visitor, public_id: str) -> None:
         """End one of the account's sessions (``session_not_found`` if it has none such)."""
@@ -363,12 +374,12 @@ class AccountService:
         )
         await self._revoke(store.RevokeSessions(account.id, now, keep=session_id))
 
-    async def update_settings(self, visitor: Visitor, changes: dict[str, Any]) -> Json:
+    async def update_settings(self, visitor: Visitor, changes: dict[str, Any]) -> AccountOut:
         """The account's settings, changed."""
         account = await self._own(visitor)
         settings = {**DEFAULT_SETTINGS, **(account.settings or {}), **changes}
         await self.core.writer.write(store.UpdateAccount(account.id, {"settings": settings}))
-        return {**account_json(account), "settings": settings}
+        return account_json(account, settings)
 
     async def set_email(self, visitor: Visitor, raw: object, limiter: Limiter) -> Reply:
         """The account with its new email address (None: none), if the server sends mail; a new
@@ -382,7 +393,7 @@ class AccountService:
         """A new link verifying the account's address (:meth:`AddressService.resend`)."""
         return await self.addresses.resend(await self._own(visitor), limiter)
 
-    async def account(self, visitor: Visitor) -> Json:
+    async def account(self, visitor: Visitor) -> AccountOut:
         """The visitor's account (``not_signed_in`` without a session)."""
         if visitor.account_id is None:
             raise not_signed_in()

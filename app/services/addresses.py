@@ -25,7 +25,8 @@ from app.identity import tokens
 from app.models import Account
 from app.repository import accounts as store
 from app.runtime.limiter import Limiter
-from app.services.core import Core, Json
+from app.schemas.accounts import AccountOut, VerifiedOut
+from app.services.core import Core
 
 EMAIL_MAX = 254
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
@@ -60,7 +61,7 @@ class Letter:
 class Reply:
     """An answer's body, and the letter to send after it, if any."""
 
-    body: Json
+    body: AccountOut
     letter: Letter | None = None
 
 
@@ -68,7 +69,7 @@ class Reply:
 class Link:
     """A new verification link: its row (every column but ``account_id``) and its letter."""
 
-    row: Json
+    row: store.Row
     letter: Letter
 
 
@@ -154,7 +155,7 @@ class AddressService:
             )
         return link.letter
 
-    async def verify(self, raw_token: object) -> Json:
+    async def verify(self, raw_token: object) -> VerifiedOut:
         """Verify the address a link was mailed to, with its token: ``{"email": ...}``."""
         refused = AppError(
             ErrorCode.BAD_VERIFICATION_TOKEN,
@@ -169,7 +170,7 @@ class AddressService:
             )
         except store.TokenRefused:
             raise refused from None
-        return {"email": email}
+        return VerifiedOut(email=email)
 
 
 def _duration(seconds: float) -> str:

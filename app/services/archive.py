@@ -12,9 +12,11 @@ from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
 from app.identity.usernames import username_key
 from app.repository import accounts, reads
-from app.repository.writes import NewGame
+from app.repository.writes import EventRow, NewGame
 from app.runtime.rules import RecordError, can_draw, title
-from app.services.core import Core, Json, Visitor, players_json, seat_ids
+from app.schemas.outgoing import ArchiveEntryJson, Stored
+from app.schemas.responses import ImportedOut
+from app.services.core import Core, Visitor, players_json, seat_ids
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
 #: bytes each fit; a page of games holding more stops early, with a cursor.
@@ -29,17 +31,17 @@ class ArchiveService:
 
     async def archive(
         self, filters: reads.ArchiveFilter, after: tuple[int, str] | None, limit: int
-    ) -> tuple[list[Json], tuple[int, str] | None]:
+    ) -> tuple[list[ArchiveEntryJson], tuple[int, str] | None]:
         """One archive page and the key of its last game when more follow: at most ``limit``
         games and, after the first, no more than ``ARCHIVE_PAGE_BYTES`` of JSON (a page stops
         early, with a cursor, rather than grow with what the games hold)."""
         async with self.core.sessions() as session:
             rows = list(await reads.archive_page(session, filters, after, limit + 1))
         owners = await self.core.owners(seat_ids(*rows))
-        entries: list[Json] = []
+        entries: list[ArchiveEntryJson] = []
         size = 0
         for g in rows[:limit]:
-            entry = {
+            entry: ArchiveEntryJson = {
                 "id": g.id,
                 "game": g.slug,
                 "title": title(g.slug),
@@ -75,7 +77,7 @@ class ArchiveService:
                 ids = await accounts.account_player_ids(session, owner) if owner else [guest]
         return tuple(ids)
 
-    async def import_record(self, record: object, visitor: Visitor) -> Json:
+    async def import_record(self, record: object, visitor: Visitor) -> ImportedOut:
         """Store a finished game's record, validated by replay, as an archived game imported by
         ``visitor`` (who must have chosen a name).
 
@@ -99,7 +101,7 @@ class ArchiveService:
             )
         except RecordError as exc:
             raise AppError(ErrorCode.INVALID_RECORD, str(exc), ply=exc.ply) from exc
-        result: Json | None = replayed.outcome
+        result: Stored | None = replayed.outcome
         given = record.get("result")
         agreed = isinstance(given, dict) and given.get("reason") == "agreement"
         if result is None and agreed and not can_draw(rules.slug):
@@ -161,7 +163,7 @@ class ArchiveService:
             "finished_at": now,
         }
 
-        def event(version: int, kind: str, payload: Json) -> Json:
+        def event(version: int, kind: str, payload: Stored) -> EventRow:
             return {
                 "game_id": game_id,
                 "version": version,
@@ -172,7 +174,7 @@ class ArchiveService:
                 "created_at": now,
             }
 
-        moves: list[Json] = []
+        moves: list[Stored] = []
         events = [event(1, "import", {})]
         lefts = [None if c is None else c["left"] for c in clocks] + [None] * (plies - len(clocks))
         for ply, (text, seat) in enumerate(zip(replayed.moves, replayed.seats, strict=True), 1):
@@ -190,7 +192,7 @@ class ArchiveService:
             events.append(event(ply + 1, "move", {"ply": ply, "move": text, "seat": seat}))
         events.append(event(plies + 2, "result", dict(result)))
         await self.core.writer.write(NewGame(game, events, moves))
-        return {"id": game_id, "url": f"/games/{game_id}"}
+        return ImportedOut(id=game_id, url=f"/games/{game_id}")
 
 
 def _names(players: Any) -> dict[int, str]:
@@ -300,7 +302,7 @@ def _record_time(record: dict[str, Any]) -> tuple[TimeControl, list[dict[str, in
     return control, clocks
 
 
-def _final_clocks(control: TimeControl, clocks: list[dict[str, int] | None]) -> Json | None:
+def _final_clocks(control: TimeControl, clocks: list[dict[str, int] | None]) -> Stored | None:
     """An imported timed game's clocks as they stopped: each seat's time after its last clocked
     ply (its starting time if none)."""
     if not control.timed:

@@ -22,8 +22,16 @@ from app.repository import accounts as account_reads
 from app.repository import challenges as store
 from app.runtime.hub import player_channel
 from app.runtime.rules import title
+from app.schemas.mine import ChallengeAnswerOut
+from app.schemas.outgoing import (
+    ChallengeAnsweredJson,
+    ChallengeChangedJson,
+    ChallengeJson,
+    ChallengePersonJson,
+    ChallengesJson,
+)
 from app.schemas.requests import Seat
-from app.services.core import Core, Json, Visitor
+from app.services.core import Core, Visitor
 from app.services.lifecycle import offered
 
 if TYPE_CHECKING:
@@ -32,7 +40,7 @@ if TYPE_CHECKING:
 _CHALLENGE_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 
 
-def _person(account: Account | None) -> Json:
+def _person(account: Account | None) -> ChallengePersonJson:
     if account is None:
         return {"username": None, "display_name": None}
     return {"username": account.username, "display_name": account.display_name}
@@ -45,7 +53,9 @@ class ChallengeService:
         self.core = core
         self.lifecycle = lifecycle
 
-    def _json(self, challenge: Challenge, people: dict[int, Account], me: int | None) -> Json:
+    def _json(
+        self, challenge: Challenge, people: dict[int, Account], me: int | None
+    ) -> ChallengeJson:
         return {
             "id": challenge.id,
             "from": _person(people.get(challenge.challenger_id)),
@@ -63,7 +73,7 @@ class ChallengeService:
             "created_at": challenge.created_at,
         }
 
-    async def of(self, visitor: Visitor) -> Json:
+    async def of(self, visitor: Visitor) -> ChallengesJson:
         """The visitor's pending challenges, received and sent (none for a guest)."""
         if visitor.account_id is None:
             return {"incoming": [], "outgoing": []}
@@ -80,13 +90,13 @@ class ChallengeService:
     async def send(
         self,
         visitor: Visitor,
-        raw_to: object,
+        raw_to: str,
         slug: str,
         options: dict[str, Any],
         seat: Seat,
         rated: bool,
         time_control: object = None,
-    ) -> Json:
+    ) -> ChallengeJson:
         """Challenge the account ``raw_to`` (a username, any case), with a time control
         (unlimited by default; ``bad_option`` if it is not an allowed one)."""
         core = self.core
@@ -95,7 +105,7 @@ class ChallengeService:
             raise AppError(
                 ErrorCode.ACCOUNT_REQUIRED, "Log in or sign up to challenge a player by name"
             )
-        if not isinstance(raw_to, str) or not 1 <= len(raw_to.strip()) <= 24:
+        if not 1 <= len(raw_to.strip()) <= 24:
             raise AppError(
                 ErrorCode.PLAYER_NOT_FOUND, f"no player is called {excerpt(raw_to)}", field="to"
             )
@@ -165,10 +175,8 @@ class ChallengeService:
     async def _tell(self, accounts: Iterable[Account | None], challenge_id: str) -> None:
         for account in accounts:
             if account is not None:
-                await self.core.hub.publish(
-                    player_channel(account.player_id),
-                    {"type": "mine_changed", "challenge": challenge_id},
-                )
+                changed: ChallengeChangedJson = {"type": "mine_changed", "challenge": challenge_id}
+                await self.core.hub.publish(player_channel(account.player_id), changed)
 
     async def _answered(
         self, challenge: Challenge, people: dict[int, Account], game_id: str | None
@@ -178,17 +186,15 @@ class ChallengeService:
         challenger = people.get(challenge.challenger_id)
         if challenger is None:
             return
-        await self.core.hub.publish(
-            player_channel(challenger.player_id),
-            {
-                "type": "challenge_answered",
-                "id": challenge.id,
-                "status": "accepted" if game_id else "declined",
-                "by": _person(people.get(challenge.challenged_id)),
-                "game_id": game_id,
-                "url": f"/games/{game_id}" if game_id else None,
-            },
-        )
+        answered: ChallengeAnsweredJson = {
+            "type": "challenge_answered",
+            "id": challenge.id,
+            "status": "accepted" if game_id else "declined",
+            "by": _person(people.get(challenge.challenged_id)),
+            "game_id": game_id,
+            "url": f"/games/{game_id}" if game_id else None,
+        }
+        await self.core.hub.publish(player_channel(challenger.player_id), answered)
 
     def _pending(self, challenge: Challenge) -> None:
         if challenge.status != "pending":
@@ -196,7 +202,7 @@ class ChallengeService:
                 ErrorCode.CHALLENGE_CLOSED, f"This challenge was already {challenge.status}"
             )
 
-    async def accept(self, visitor: Visitor, challenge_id: str) -> Json:
+    async def accept(self, visitor: Visitor, challenge_id: str) -> ChallengeAnswerOut:
         """The challenged player accepts: the game starts with both seated."""
         challenge, people = await self._load(visitor, challenge_id)
         if challenge.challenged_id != visitor.account_id:
@@ -220,18 +226,18 @@ class ChallengeService:
             quota=False,
             time_control=challenge.time_control,
         )
-        await self.lifecycle.join(visitor, created["id"], created["join_token"])
-        await self.core.writer.write(store.ChallengeGame(challenge.id, created["id"]))
+        await self.lifecycle.join(visitor, created.id, created.join_token)
+        await self.core.writer.write(store.ChallengeGame(challenge.id, created.id))
         await self._tell(people.values(), challenge.id)
-        await self._answered(challenge, people, created["id"])
-        return {
-            "id": challenge.id,
-            "status": "accepted",
-            "game_id": created["id"],
-            "url": f"/games/{created['id']}",
-        }
+        await self._answered(challenge, people, created.id)
+        return ChallengeAnswerOut(
+            id=challenge.id,
+            status="accepted",
+            game_id=created.id,
+            url=f"/games/{created.id}",
+        )
 
-    async def decline(self, visitor: Visitor, challenge_id: str) -> Json:
+    async def decline(self, visitor: Visitor, challenge_id: str) -> ChallengeAnswerOut:
         """The challenged player declines."""
         challenge, people = await self._load(visitor, challenge_id)
         if challenge.challenged_id != visitor.account_id:
@@ -240,9 +246,9 @@ class ChallengeService:
         await self._close(challenge, "declined")
         await self._tell(people.values(), challenge.id)
         await self._answered(challenge, people, None)
-        return {"id": challenge.id, "status": "declined", "game_id": None, "url": None}
+        return ChallengeAnswerOut(id=challenge.id, status="declined", game_id=None, url=None)
 
-    async def cancel(self, visitor: Visitor, challenge_id: str) -> Json:
+    async def cancel(self, visitor: Visitor, challenge_id: str) -> ChallengeAnswerOut:
         """The challenger withdraws the challenge."""
         challenge, people = await self._load(visitor, challenge_id)
         if challenge.challenger_id != visitor.account_id:
@@ -250,4 +256,4 @@ class ChallengeService:
         self._pending(challenge)
         await self._close(challenge, "cancelled")
         await self._tell(people.values(), challenge.id)
-        return {"id": challenge.id, "status": "cancelled", "game_id": None, "url": None}
+        return ChallengeAnswerOut(id=challenge.id, status="cancelled", game_id=None, url=None)

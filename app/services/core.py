@@ -20,7 +20,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypedDict, TypeVar, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
@@ -34,11 +34,25 @@ from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale, Writer
-from app.repository.writes import GameChange, PlayerName, RatedResult
+from app.repository.writes import EventRow, GameChange, PlayerName, RatedResult
 from app.runtime.hub import LIVE_CHANNEL, Hub, game_channel, player_channel
-from app.runtime.rules import Rules, RulesRunner
+from app.runtime.rules import Rules, RulesRunner, View
+from app.schemas.outgoing import (
+    AwayJson,
+    ClockJson,
+    EventMsgJson,
+    LiveEndJson,
+    LiveEntryJson,
+    LiveUpdateJson,
+    MineChangedJson,
+    PlayerJson,
+    StateJson,
+    Stored,
+    TableJson,
+)
 
-Json = dict[str, Any]
+#: An event a change writes before its last: its kind and payload (a move, a resignation).
+Before = tuple[str, Stored]
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -99,7 +113,7 @@ Owner = tuple[int, str] | None
 NO_ACCOUNT_FOR = 60.0
 
 
-def players_json(game: Game, owners: Mapping[str, Owner] | None = None) -> list[Json]:
+def players_json(game: Game, owners: Mapping[str, Owner] | None = None) -> list[PlayerJson]:
     """The seats, the names they were taken with, and the username of each seat's account (null
     for a guest, and for an empty seat)."""
     owners = owners or {}
@@ -134,7 +148,7 @@ def abortable(game: Game) -> bool:
     return not (Clocks.from_json(game.clocks).both_moved if game.clocks else game.ply_count >= 2)
 
 
-def clock_json(game: Game, now: int) -> Json | None:
+def clock_json(game: Game, now: int) -> ClockJson | None:
     """A timed game's clocks as clients show them: each seat's time at ``now`` (the server's time,
     sent along: clients count down from it, never from their own clock), whether the seat to move
     is being charged, its deadline. None for an unlimited game."""
@@ -153,7 +167,7 @@ def clock_json(game: Game, now: int) -> Json | None:
     }
 
 
-def stopped(game: Game, now: int) -> Json | None:
+def stopped(game: Game, now: int) -> Stored | None:
     """The game's clocks stopped at ``now`` (each seat's time then, nothing running)."""
     if game.clocks is None:
         return None
@@ -163,7 +177,15 @@ def stopped(game: Game, now: int) -> Json | None:
     return Clocks(left, clocks.quota, clocks.moved, False, None).to_json()
 
 
-def away_state(game: Game, grace: float) -> dict[str, dict[str, Any]]:
+class Absence(TypedDict):
+    """A seat's absence as the row's ``away`` keeps it: since when (None: present), and the grace
+    it had left then (ms)."""
+
+    since: int | None
+    grace: int
+
+
+def away_state(game: Game, grace: float) -> dict[str, Absence]:
     """Each seat's absence, as the row keeps it (a fresh copy)."""
     full = to_ms(grace)
     stored = game.away or {}
@@ -176,17 +198,17 @@ def away_state(game: Game, grace: float) -> dict[str, dict[str, Any]]:
     }
 
 
-def away_json(game: Game, grace: float) -> list[Json | None]:
+def away_json(game: Game, grace: float) -> list[AwayJson | None]:
     """Per seat (seat 1 first): null if present, else since when away and the grace left then."""
     if game.away is None:
         return [None, None]
     state = away_state(game, grace)
-    return [
-        None
-        if state[s]["since"] is None
-        else {"since": state[s]["since"], "grace": state[s]["grace"]}
-        for s in ("1", "2")
-    ]
+    return [_away(state[s]) for s in ("1", "2")]
+
+
+def _away(absence: Absence) -> AwayJson | None:
+    since = absence["since"]
+    return None if since is None else {"since": since, "grace": absence["grace"]}
 
 
 def plausible_id(game_id: str) -> bool:
@@ -328,18 +350,23 @@ class Core:
 
     # --- what subscribers are told ---------------------------------------------------------------
 
-    def state_json(self, game: Game, position: Position, view: Json | None = None) -> Json:
+    def view(self, position: Position) -> View:
+        """The position as the browser draws it."""
+        # The runner hands the rules' ``View`` on as a plain dict.
+        return cast(View, self.rules.view(position.rules, position.state))
+
+    def state_json(self, game: Game, position: Position, view: View | None = None) -> StateJson:
         """The game's state as events and catch-ups carry it."""
         return {
             "status": game.status,
             "to_move": game.to_move,
             "ply_count": game.ply_count,
             "result": game.result_json,
-            "view": self.rules.view(position.rules, position.state) if view is None else view,
+            "view": self.view(position) if view is None else view,
             **self.table_json(game),
         }
 
-    def table_json(self, game: Game, now: int | None = None) -> Json:
+    def table_json(self, game: Game, now: int | None = None) -> TableJson:
         """What surrounds the board: the clocks, the pending offer, takebacks, rematch links."""
         return {
             "clock": clock_json(game, self.clock.now() if now is None else now),
@@ -357,8 +384,8 @@ class Core:
         game: Game,
         position: Position,
         owners: Mapping[str, Owner],
-        view: Json | None = None,
-    ) -> Json:
+        view: View | None = None,
+    ) -> LiveEntryJson:
         """A game of the live list, with its view for a mini board (``owners``: its seats'
         accounts, :meth:`owners`)."""
         return {
@@ -370,42 +397,40 @@ class Core:
             "to_move": game.to_move,
             "last_activity": game.last_activity_at,
             "version": game.version,
-            "view": self.rules.view(position.rules, position.state) if view is None else view,
+            "view": self.view(position) if view is None else view,
         }
 
-    async def publish(self, game: Game, position: Position, events: Sequence[Json]) -> None:
+    async def publish(self, game: Game, position: Position, events: Sequence[EventRow]) -> None:
         """Tell every subscriber of the game (and the live list) about committed events."""
-        view = self.rules.view(position.rules, position.state)  # once per change
+        view = self.view(position)  # once per change
         state = self.state_json(game, position, view)
         for event in events:
-            await self.hub.publish(
-                game_channel(game.id),
-                {
-                    "type": "event",
-                    "version": event["version"],
-                    "kind": event["kind"],
-                    "data": event["payload"],
-                    "state": state,
-                },
-            )
+            message: EventMsgJson = {
+                "type": "event",
+                "version": event["version"],
+                "kind": event["kind"],
+                "data": event["payload"],
+                "state": state,
+            }
+            await self.hub.publish(game_channel(game.id), message)
         await self.tell_players(game)
         if not game.public:
             return
         if game.status == "active":
             owners = await self.owners(seat_ids(game))
-            await self.hub.publish(
-                LIVE_CHANNEL,
-                {"type": "live_update", "game": self.live_entry(game, position, owners, view)},
-            )
+            update: LiveUpdateJson = {
+                "type": "live_update",
+                "game": self.live_entry(game, position, owners, view),
+            }
+            await self.hub.publish(LIVE_CHANNEL, update)
         elif game.status in ("finished", "cancelled"):
-            await self.hub.publish(
-                LIVE_CHANNEL, {"type": "live_end", "id": game.id, "result": game.result_json}
-            )
+            end: LiveEndJson = {"type": "live_end", "id": game.id, "result": game.result_json}
+            await self.hub.publish(LIVE_CHANNEL, end)
 
     async def tell_players(self, game: Game) -> None:
         """Tell the game's players (both seats, and its creator) that one of their games changed:
         their "My games" lists read themselves again."""
-        message = {"type": "mine_changed", "game": game.id}
+        message: MineChangedJson = {"type": "mine_changed", "game": game.id}
         for player_id in {game.player1_id, game.player2_id, game.creator_id} - {None}:
             assert player_id is not None
             await self.hub.publish(player_channel(player_id), message)
@@ -416,7 +441,7 @@ class Core:
         self,
         game: Game,
         values: dict[str, Any],
-        kinds: Sequence[tuple[str, Json]],
+        kinds: Sequence[Before],
         visitor: Visitor | None,
         msg_id: str | None,
         move_row: tuple[int, str, int] | None = None,
@@ -426,7 +451,7 @@ class Core:
         """The writer's change taking ``game`` one version per event further."""
         base, game_id = game.version, game.id
         now = values.get("last_activity_at", self.clock.now())
-        events = [
+        events: list[EventRow] = [
             {
                 "game_id": game_id,
                 "version": base + i,
@@ -462,7 +487,7 @@ class Core:
         game: Game,
         change: GameChange,
         raced: AppError | None = None,
-    ) -> list[Json]:
+    ) -> list[EventRow]:
         """Write ``change``, then mirror it on ``game``; the events written. If the game moved on
         meanwhile: ``raced`` if given, else ``stale_version`` (or ``msg_id_reused`` when the race
         was with the message id)."""
@@ -514,14 +539,14 @@ class Core:
         result: Result,
         *,
         ending: Ending = "finished",
-        before: Sequence[tuple[str, Json]] = (),
+        before: Sequence[Before] = (),
         values: dict[str, Any] | None = None,
         visitor: Visitor | None = None,
         msg_id: str | None = None,
         move_row: tuple[int, str, int] | None = None,
         move_clock: tuple[int, int] | None = None,
         now: int | None = None,
-    ) -> list[Json]:
+    ) -> list[EventRow]:
         """End a game with ``result``: the one place where every game ends.
 
         A rated game's result rates both accounts in the same transaction (so a crash can neither

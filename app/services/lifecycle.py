@@ -10,7 +10,7 @@ import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from app.domain.clock import to_ms
 from app.domain.results import cancellation
@@ -19,13 +19,14 @@ from app.errors import AppError, ErrorCode, excerpt
 from app.identity import default_name, name_key, validate_name
 from app.models import Game
 from app.repository import reads
-from app.repository.writes import NewGame, PlayerName, Rename
+from app.repository.writes import EventRow, NewGame, PlayerName, Rename
 from app.runtime.hub import LIVE_CHANNEL, seat_channel
 from app.runtime.rules import Rules, known_games, slugs
 from app.schemas.requests import Seat
+from app.schemas.responses import CancelledOut, CreatedOut, JoinedOut
 from app.services.core import (
+    Absence,
     Core,
-    Json,
     Position,
     Visitor,
     away_state,
@@ -100,7 +101,7 @@ class LifecycleService:
         time_control: object = None,
         takebacks: bool | None = None,
         rematch_of: str | None = None,
-    ) -> Json:
+    ) -> CreatedOut:
         """A new game with the visitor seated; the answer holds the secret join token. A rated
         game needs an account (``account_required``); ``quota``: count it against the visitor's
         open games (a challenge's game, joined at once, is not). ``time_control``: unlimited when
@@ -122,7 +123,7 @@ class LifecycleService:
                 "A rated game is public: leave out public, or make the game unrated",
                 field="public",
             )
-        taken = 1 + secrets.randbelow(2) if seat == "random" else seat
+        taken: Literal[1, 2] = seat if seat != "random" else 2 if secrets.randbelow(2) else 1
         # One creation of a visitor at a time in this process, so that creations arriving
         # together are counted one after the other against the open-games quota.
         async with core.lock(f"creator:{visitor.id}"):
@@ -133,12 +134,12 @@ class LifecycleService:
         visitor: Visitor,
         slug: str,
         rules: Rules[Any, Any],
-        seat: int,
+        seat: Literal[1, 2],
         public: bool,
         rated: bool,
         quota: bool,
         table: _Table,
-    ) -> Json:
+    ) -> CreatedOut:
         """:meth:`create` once the request is valid: within the quota, the new game written."""
         core = self.core
         now = core.clock.now()
@@ -170,7 +171,7 @@ class LifecycleService:
             f"player{seat}_name": visitor.name,
             f"player{seat}_key": name_key(visitor.name),
         }
-        event = {
+        event: EventRow = {
             "game_id": game_id,
             "version": 1,
             "kind": "create",
@@ -188,15 +189,15 @@ class LifecycleService:
             await core.hub.publish(
                 LIVE_CHANNEL, {"type": "open_update", "game": open_entry(Game(**game), owners)}
             )
-        return {
-            "id": game_id,
-            "seat": seat,
-            "join_token": token,
-            "invite_url": f"/games/{game_id}?join={token}",
-            "url": f"/games/{game_id}",
-            "ws_url": f"/ws/games/{game_id}",
-            "version": 1,
-        }
+        return CreatedOut(
+            id=game_id,
+            seat=seat,
+            join_token=token,
+            invite_url=f"/games/{game_id}?join={token}",
+            url=f"/games/{game_id}",
+            ws_url=f"/ws/games/{game_id}",
+            version=1,
+        )
 
     async def _within_open_games_quota(self, visitor: Visitor, now: int) -> None:
         """AppError ``rate_limited`` if the visitor already has ``open_games_per_visitor`` games
@@ -220,15 +221,14 @@ class LifecycleService:
         )
 
     @to_the_end
-    async def join(self, visitor: Visitor, game_id: str, token: object) -> Json:
+    async def join(self, visitor: Visitor, game_id: str, token: str | None) -> JoinedOut:
         """Take the empty seat of a game with its join token."""
         core = self.core
         async with core.lock(game_id), core.sessions() as session:
-            text = token if isinstance(token, str) else None
             # A private game is shown only to its players and its token's holders: to anyone
             # else it answers exactly as a game that does not exist.
-            game = await core.visible(session, game_id, visitor, text)
-            if not core.token_opens(game, text):
+            game = await core.visible(session, game_id, visitor, token)
+            if not core.token_opens(game, token):
                 raise AppError(ErrorCode.BAD_TOKEN, "this join token does not open this game")
             if game.seat_of(visitor.id) is not None:
                 raise AppError(ErrorCode.ALREADY_SEATED, "you already hold a seat in this game")
@@ -241,7 +241,7 @@ class LifecycleService:
                 raise AppError(
                     ErrorCode.ACCOUNT_REQUIRED, "This game is rated: log in or sign up to join it"
                 )
-            seat = 1 if game.player1_id is None else 2
+            seat: Literal[1, 2] = 1 if game.player1_id is None else 2
             now = core.clock.now()
             values: dict[str, Any] = {
                 f"player{seat}_id": visitor.id,
@@ -257,9 +257,9 @@ class LifecycleService:
             player = PlayerName(visitor.id, visitor.name, now)
             change = core.change(game, values, [joined], visitor, None, players=(player,))
             await core.advance(session, game, position, change, raced=full)
-        return {"id": game_id, "seat": seat, "version": game.version}
+        return JoinedOut(id=game_id, seat=seat, version=game.version)
 
-    async def _absent_at_start(self, game: Game, now: int) -> dict[str, dict[str, Any]]:
+    async def _absent_at_start(self, game: Game, now: int) -> dict[str, Absence]:
         """The seats' absence as a real-time game starts: away is no open socket, so a seat with
         none (a joiner over HTTP, both players of an accepted challenge) is away from now until
         its first socket opens, and may be claimed after its grace like any other."""
@@ -271,7 +271,7 @@ class LifecycleService:
         return state
 
     @to_the_end
-    async def cancel(self, visitor: Visitor, game_id: str) -> Json:
+    async def cancel(self, visitor: Visitor, game_id: str) -> CancelledOut:
         """The seated creator ends a game nobody has joined yet. It ends as an abandoned waiting
         game does (:meth:`Core.finish`, ending "cancelled"): a ``result`` event on the game's
         socket, and ``live_end`` on the live socket, which takes it off the open list.
@@ -297,7 +297,7 @@ class LifecycleService:
                 # Joined (or ended) meanwhile, by another process: say which.
                 _cancellable(await core.load(session, game_id))
                 raise
-        return {"id": game_id, "status": "cancelled"}
+        return CancelledOut(id=game_id, status="cancelled")
 
 
 def _cancellable(game: Game) -> None:

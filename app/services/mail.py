@@ -28,9 +28,10 @@ from app.mail import Mailer
 from app.repository import accounts as store
 from app.repository import challenges as challenge_reads
 from app.runtime.rules import title
+from app.schemas.accounts import OkOut
 from app.services.accounts import sessions_ended
 from app.services.addresses import Letter
-from app.services.core import Core, Json
+from app.services.core import Core
 
 log = logging.getLogger("hexmoot")
 
@@ -105,7 +106,7 @@ class MailService:
                 "If you did not ask, ignore this message: your password stays as it is.\n",
             )
 
-    async def reset(self, raw_token: object, raw_password: object) -> Json:
+    async def reset(self, raw_token: object, raw_password: object) -> OkOut:
         """Set a new password with a recovery link's token; every session ends."""
         refused = AppError(
             ErrorCode.BAD_RECOVERY_TOKEN,
@@ -122,7 +123,7 @@ class MailService:
         except store.TokenRefused:
             raise refused from None
         await sessions_ended(self.core, account_id)
-        return {"ok": True}
+        return OkOut(ok=True)
 
     async def send_digests(self, now: int | None = None) -> int:
         """Send the digests due now; how many were sent."""

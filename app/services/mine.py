@@ -14,19 +14,20 @@ from app.models import Game
 from app.repository import accounts as account_reads
 from app.repository import mine as reads
 from app.runtime.rules import title
+from app.schemas.outgoing import MyGameJson, MyGamesJson
 from app.services.challenges import ChallengeService
-from app.services.core import Core, Json, Owner, Visitor, clock_json, seat_ids
+from app.services.core import Core, Owner, Visitor, clock_json, seat_ids
 
 FINISHED_SHOWN = 20
 
 
-def _entry(game: Game, ids: Sequence[str], now: int, owners: Mapping[str, Owner]) -> Json:
+def _entry(game: Game, ids: Sequence[str], now: int, owners: Mapping[str, Owner]) -> MyGameJson:
     """One game as a list of "My games" shows it, from the side of the identity's seat."""
     seat = 1 if game.player1_id in ids else 2
     other = 3 - seat
     opponent = getattr(game, f"player{other}_id")
     account = owners.get(opponent) if opponent is not None else None
-    entry: Json = {
+    entry: MyGameJson = {
         "id": game.id,
         "game": game.slug,
         "title": title(game.slug),
@@ -67,7 +68,7 @@ class MineService:
         async with self.core.sessions() as session:
             return await account_reads.identity_ids(session, visitor.id, visitor.account_id)
 
-    async def mine(self, visitor: Visitor, ids: Sequence[str] | None = None) -> Json:
+    async def mine(self, visitor: Visitor, ids: Sequence[str] | None = None) -> MyGamesJson:
         """The visitor's lists (``MyGamesOut``)."""
         ids = list(ids) if ids is not None else await self.player_ids(visitor)
         async with self.core.sessions() as session:

@@ -21,8 +21,9 @@ from app.domain.timecontrol import Clocks, OutOfTime, TimeControl, charge
 from app.errors import AppError, ErrorCode, not_found, rule_of
 from app.models import Game
 from app.repository import reads
-from app.runtime.rules import IllegalMoveError, InvalidMoveError
-from app.services.core import Core, Json, Position, Visitor, stale, to_the_end
+from app.runtime.rules import IllegalMoveError, InvalidMoveError, Rules
+from app.schemas.outgoing import AckJson, Stored
+from app.services.core import Before, Core, Position, Visitor, stale, to_the_end
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class PlayService:
     @to_the_end
     async def play(
         self, visitor: Visitor, game_id: str, text: str, version: int, msg_id: str, lag: int = 0
-    ) -> Json:
+    ) -> AckJson:
         """Validate and commit one move, then publish it; the ack the sender gets. In a timed game
         the mover is charged for its turn, less a lag allowance of at most ``lag`` ms (see
         :mod:`app.domain.timecontrol`); a move that comes too late flags its mover instead."""
@@ -75,7 +76,7 @@ class PlayService:
                 raise
             ply = game.ply_count + 1
             now = core.clock.now()
-            move_data: Json = {"ply": ply, "move": canonical, "seat": seat}
+            move_data: Stored = {"ply": ply, "move": canonical, "seat": seat}
             next_to_move = core.rules.to_move(rules, new_state)
             outcome = core.rules.outcome(rules, new_state)
             values: dict[str, Any] = {
@@ -113,7 +114,7 @@ class PlayService:
                 if control.timed and clocks.running:
                     move_clock = (charged.left, charged.spent)
                     move_data["clock"] = charged.left
-            move: tuple[str, Json] = ("move", move_data)
+            move: Before = ("move", move_data)
             after = Position(game.version, rules, new_state, (*position.moves, canonical))
             try:
                 if outcome is not None:
@@ -147,7 +148,7 @@ class PlayService:
     @to_the_end
     async def resign(
         self, visitor: Visitor, game_id: str, version: int | None, msg_id: str
-    ) -> Json:
+    ) -> AckJson:
         """The visitor's seat gives up; the other seat wins."""
         core = self.core
         sent = Sent("resign", version)
@@ -259,7 +260,7 @@ class PlayService:
             raise AppError(ErrorCode.GAME_OVER, "This game is over")
         return seat
 
-    async def _checked(self, rules: Any, state: Any, text: str) -> tuple[str, Any]:
+    async def _checked(self, rules: Rules[Any, Any], state: Any, text: str) -> tuple[str, Any]:
         """The canonical text of a move and the state after it; ``invalid_move`` or
         ``illegal_move`` naming the rule it breaks."""
         try:
@@ -272,7 +273,7 @@ class PlayService:
 
     async def _duplicate(
         self, session: AsyncSession, game: Game, visitor: Visitor, msg_id: str, sent: Sent
-    ) -> Json | None:
+    ) -> AckJson | None:
         """The original answer if ``msg_id`` already produced this very message (a retry); None if
         the id is new; ``msg_id_reused`` if it named another message (the game did not change)."""
         found = await reads.event_of_message(session, game.id, visitor.id, msg_id)
@@ -285,13 +286,23 @@ class PlayService:
                 f"message id {msg_id!r} already named another message in this game",
                 version=game.version,
             )
-        answer: Json = {"version": ack, "duplicate": True}
-        if event.kind == "move":
-            answer.update(ply=event.payload["ply"], move=event.payload["move"])
-        return answer
+        if event.kind != "move":
+            return {"version": ack, "duplicate": True}
+        return {
+            "version": ack,
+            "duplicate": True,
+            "ply": event.payload["ply"],
+            "move": event.payload["move"],
+        }
 
     async def _same(
-        self, session: AsyncSession, game: Game, kind: str, version: int, payload: Json, sent: Sent
+        self,
+        session: AsyncSession,
+        game: Game,
+        kind: str,
+        version: int,
+        payload: Stored,
+        sent: Sent,
     ) -> bool:
         """Whether ``sent`` is the message that produced the event (``kind``, ``version``,
         ``payload``): the same kind, based on the version before it (a resign may leave its
@@ -321,7 +332,7 @@ class PlayService:
         msg_id: str,
         sent: Sent,
         refusal: AppError,
-    ) -> Json:
+    ) -> AckJson:
         """A change refused at commit: the same message may have been committed meanwhile by
         another process (a retry sent to both); then its original answer, else ``refusal``."""
         if refusal.code not in (ErrorCode.STALE_VERSION, ErrorCode.MSG_ID_REUSED):
@@ -333,7 +344,7 @@ class PlayService:
         return duplicate
 
 
-def _stands(offer: Json, mover: int) -> bool:
+def _stands(offer: Stored, mover: int) -> bool:
     """Whether a pending offer outlives a move of ``mover``: a draw is offered on one's turn and
     then the move is played, so the offerer's own move leaves it for the opponent to answer; any
     other move answers it (declines it)."""

@@ -4,6 +4,7 @@ against the visitor, and each game's best ratings (established first, provisiona
 from __future__ import annotations
 
 from collections import Counter
+from typing import Literal
 
 from app.domain.ratings import PROVISIONAL_DEVIATION
 from app.errors import AppError, ErrorCode, excerpt
@@ -12,26 +13,35 @@ from app.models import Game, Rating
 from app.repository import accounts as account_reads
 from app.repository import players as reads
 from app.runtime.rules import known_games, slugs, title
-from app.services.core import Core, Json, Visitor
+from app.schemas.players import (
+    HeadToHead,
+    LeaderboardEntry,
+    LeaderboardOut,
+    ProfileGame,
+    ProfileOut,
+    RatingOut,
+)
+from app.services.core import Core, Visitor
 
 PROFILE_GAMES = 50
+Outcome = Literal["won", "lost", "draw"]
 
 
-def _rating(rating: Rating) -> Json:
-    return {
-        "game": rating.slug,
-        "title": title(rating.slug),
-        "rating": round(rating.rating),
-        "deviation": round(rating.deviation),
-        "provisional": rating.deviation > PROVISIONAL_DEVIATION,
-        "games": rating.games,
-        "wins": rating.wins,
-        "losses": rating.losses,
-        "draws": rating.draws,
-    }
+def _rating(rating: Rating) -> RatingOut:
+    return RatingOut(
+        game=rating.slug,
+        title=title(rating.slug),
+        rating=round(rating.rating),
+        deviation=round(rating.deviation),
+        provisional=rating.deviation > PROVISIONAL_DEVIATION,
+        games=rating.games,
+        wins=rating.wins,
+        losses=rating.losses,
+        draws=rating.draws,
+    )
 
 
-def _outcome(game: Game, ids: set[str]) -> tuple[int, str]:
+def _outcome(game: Game, ids: set[str]) -> tuple[int, Outcome]:
     seat = 1 if game.player1_id in ids else 2
     winner = (game.result_json or {}).get("winner")
     return seat, "draw" if winner is None else ("won" if winner == seat else "lost")
@@ -43,7 +53,7 @@ class PlayerService:
     def __init__(self, core: Core) -> None:
         self.core = core
 
-    async def profile(self, raw_username: str, visitor: Visitor) -> Json:
+    async def profile(self, raw_username: str, visitor: Visitor) -> ProfileOut:
         """The public profile of an account, and its record against ``visitor``."""
         missing = AppError(
             ErrorCode.PLAYER_NOT_FOUND, f"no player is called {excerpt(raw_username)}"
@@ -64,37 +74,35 @@ class PlayerService:
         for game in games:
             seat, outcome = _outcome(game, mine)
             entries.append(
-                {
-                    "id": game.id,
-                    "game": game.slug,
-                    "title": title(game.slug),
-                    "opponent": getattr(game, f"player{3 - seat}_name"),
-                    "outcome": outcome,
-                    "reason": game.reason,
-                    "rated": bool(game.rated),
-                    "moves": game.ply_count,
-                    "finished_at": game.finished_at,
-                    "url": f"/games/{game.id}",
-                }
+                ProfileGame(
+                    id=game.id,
+                    game=game.slug,
+                    title=title(game.slug),
+                    opponent=game.player2_name if seat == 1 else game.player1_name,
+                    outcome=outcome,
+                    reason=game.reason,
+                    rated=bool(game.rated),
+                    moves=game.ply_count,
+                    finished_at=game.finished_at,
+                    url=f"/games/{game.id}",
+                )
             )
         head_to_head = None
         if not set(yours) & mine:
             counts = Counter(_outcome(game, mine)[1] for game in shared)
-            head_to_head = {
-                "wins": counts["won"],
-                "losses": counts["lost"],
-                "draws": counts["draw"],
-            }
-        return {
-            "username": account.username,
-            "display_name": account.display_name,
-            "created_at": account.created_at,
-            "ratings": sorted((_rating(r) for r in ratings), key=lambda r: str(r["title"])),
-            "games": entries,
-            "head_to_head": head_to_head,
-        }
+            head_to_head = HeadToHead(
+                wins=counts["won"], losses=counts["lost"], draws=counts["draw"]
+            )
+        return ProfileOut(
+            username=account.username,
+            display_name=account.display_name,
+            created_at=account.created_at,
+            ratings=sorted((_rating(r) for r in ratings), key=lambda r: r.title),
+            games=entries,
+            head_to_head=head_to_head,
+        )
 
-    async def leaderboard(self, slug: str) -> Json:
+    async def leaderboard(self, slug: str) -> LeaderboardOut:
         """A game's best ratings: established ones by rating, then the provisional ones."""
         if slug not in slugs():
             raise AppError(
@@ -104,12 +112,18 @@ class PlayerService:
             rows = await reads.leaderboard(session, slug)
         ranked = sorted(rows, key=lambda row: row[0].deviation > PROVISIONAL_DEVIATION)
         players = [
-            {
-                "rank": rank,
-                "username": account.username,
-                "display_name": account.display_name,
-                **{k: v for k, v in _rating(rating).items() if k not in ("game", "title")},
-            }
+            LeaderboardEntry(
+                rank=rank,
+                username=account.username,
+                display_name=account.display_name,
+                rating=round(rating.rating),
+                deviation=round(rating.deviation),
+                provisional=rating.deviation > PROVISIONAL_DEVIATION,
+                games=rating.games,
+                wins=rating.wins,
+                losses=rating.losses,
+                draws=rating.draws,
+            )
             for rank, (rating, account) in enumerate(ranked[: reads.LEADERBOARD_SIZE], start=1)
         ]
-        return {"game": slug, "title": title(slug), "players": players}
+        return LeaderboardOut(game=slug, title=title(slug), players=players)

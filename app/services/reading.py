@@ -15,8 +15,21 @@ from app.models import Game
 from app.repository import players as player_reads
 from app.repository import reads
 from app.runtime.hub import game_channel
-from app.runtime.rules import RecordError, title
-from app.services.core import Core, Json, Owner, Visitor, players_json, seat_ids
+from app.runtime.rules import RecordError, SeatColours, title
+from app.schemas.outgoing import (
+    CatchupJson,
+    InvitationJson,
+    LiveEntryJson,
+    LiveListJson,
+    OpenGameJson,
+    PlayerJson,
+    RecordJson,
+    SeatRatingJson,
+    SnapshotJson,
+    StepsJson,
+    YouJson,
+)
+from app.services.core import Core, Owner, Visitor, players_json, seat_ids
 
 REPLAY_FORMAT = "hexmoot-record/1"
 #: The most views one ``POST /api/replay`` answer holds, and the most bytes of views: a Jotun size-6
@@ -33,7 +46,7 @@ class ReadingService:
 
     async def steps(
         self, game_id: str, prefix: Sequence[str], visitor: Visitor | None, token: str | None
-    ) -> Json:
+    ) -> StepsJson:
         """Which tokens may follow ``prefix`` in the current position."""
         core = self.core
         async with core.sessions() as session:
@@ -43,9 +56,21 @@ class ReadingService:
             steps = await core.rules.steps(position.rules, position.state, prefix)
         except ValueError as exc:
             raise AppError(ErrorCode.ILLEGAL_STEPS, str(exc), rule=rule_of(exc)) from exc
-        return {"version": game.version, **steps}
+        return {
+            "version": game.version,
+            "prefix": steps["prefix"],
+            "next": steps["next"],
+            "complete": steps["complete"],
+            "move": steps["move"],
+            "hints": steps["hints"],
+            "prompt": steps["prompt"],
+            "changes": steps["changes"],
+            "ends": steps["ends"],
+        }
 
-    async def snapshot(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
+    async def snapshot(
+        self, game_id: str, visitor: Visitor | None, token: str | None
+    ) -> SnapshotJson:
         """Everything a game page needs, at the current version (one snapshot of the database):
         the seats with their accounts, a rated game's ratings, a waiting game's invitation."""
         core = self.core
@@ -54,8 +79,7 @@ class ReadingService:
             position = await core.position(session, game)
         owners = await core.owners(seat_ids(game))
         ratings = await self._seat_ratings(game, owners) if game.rated else None
-        view = core.rules.view(position.rules, position.state)
-        seat = game.seat_of(visitor.id) if visitor else None
+        view = core.view(position)
         players = players_json(game, owners)
         return {
             "version": game.version,
@@ -82,10 +106,12 @@ class ReadingService:
             },
             "view": view,
             "spectators": await core.hub.presence_count(game_channel(game.id)),
-            "you": {"seat": seat, "name": visitor.name if visitor else None},
+            "you": _you(game, visitor),
         }
 
-    async def _seat_ratings(self, game: Game, owners: dict[str, Owner]) -> list[Json | None]:
+    async def _seat_ratings(
+        self, game: Game, owners: dict[str, Owner]
+    ) -> list[SeatRatingJson | None]:
         """Each seat's current rating in the game (seat 1 first; None for an empty seat): a
         rated game's seats are accounts, and one that never played this game rated has the
         starting rating."""
@@ -96,7 +122,7 @@ class ReadingService:
         ids = [owner[0] for owner in accounts if owner is not None]
         async with self.core.sessions() as session:
             found = await player_reads.ratings_in(session, game.slug, ids) if ids else {}
-        entries: list[Json | None] = []
+        entries: list[SeatRatingJson | None] = []
         for seat, owner in enumerate(accounts, start=1):
             if owner is None:
                 entries.append(None)
@@ -118,7 +144,7 @@ class ReadingService:
 
     async def catchup(
         self, game_id: str, since: int, visitor: Visitor | None, token: str | None
-    ) -> Json | None:
+    ) -> CatchupJson | None:
         """The events after ``since`` and the current state, or None when a snapshot is due.
 
         The game row, its events and its moves are read in one snapshot of the database, and
@@ -137,10 +163,7 @@ class ReadingService:
             "events": [{"version": e.version, "kind": e.kind, "data": e.payload} for e in events],
             "state": core.state_json(game, position),
             "spectators": await core.hub.presence_count(game_channel(game.id)),
-            "you": {
-                "seat": game.seat_of(visitor.id) if visitor else None,
-                "name": visitor.name if visitor else None,
-            },
+            "you": _you(game, visitor),
         }
 
     async def check_visible(self, game_id: str, visitor: Visitor, token: str | None) -> None:
@@ -155,7 +178,7 @@ class ReadingService:
             game = await self.core.load(session, game_id)
         return game.seat_of(visitor.id)
 
-    async def record(self, game_id: str, visitor: Visitor | None, token: str | None) -> Json:
+    async def record(self, game_id: str, visitor: Visitor | None, token: str | None) -> RecordJson:
         """The game's record (``hexmoot-record/1``)."""
         core = self.core
         async with core.sessions() as session:
@@ -171,8 +194,15 @@ class ReadingService:
             {"seat": 2, "name": game.player2_name},
         ]
         players = [p for p in players if p["name"]]
-        record = core.rules.record(position.rules, position.moves, players)
-        record["result"] = game.result_json  # the stored result, server reasons included
+        made = core.rules.record(position.rules, position.moves, players)
+        record: RecordJson = {
+            "format": made["format"],
+            "game": made["game"],
+            "options": made["options"],
+            "players": made["players"],
+            "moves": made["moves"],
+            "result": game.result_json,  # the stored result, server reasons included
+        }
         if game.time_control:  # a timed game's control and each ply's clock
             record["time_control"] = game.time_control
             record["clocks"] = clocks
@@ -183,7 +213,9 @@ class ReadingService:
         core = self.core
         return idle_cutoff(core.clock.now(), core.settings.live_idle_after)
 
-    async def open_games(self, visitor: Visitor | None = None, fresh: bool = False) -> list[Json]:
+    async def open_games(
+        self, visitor: Visitor | None = None, fresh: bool = False
+    ) -> list[OpenGameJson]:
         """Public games waiting for an opponent (``fresh``: only those created within
         ``LIVE_IDLE_AFTER``, as the lobby lists them); ``yours`` marks those ``visitor`` created
         (and sits in). ``GET /api/games/open`` lists them all: the game page finds a public game's
@@ -193,7 +225,7 @@ class ReadingService:
         owners = await self.core.owners(seat_ids(*rows))
         return [open_entry(g, owners, visitor) for g in rows]
 
-    async def live_games(self) -> list[Json]:
+    async def live_games(self) -> list[LiveEntryJson]:
         """Public games in progress that moved within ``LIVE_IDLE_AFTER``, with a view each for a
         mini board."""
         core = self.core
@@ -203,7 +235,7 @@ class ReadingService:
         owners = await core.owners(seat_ids(*rows))
         return [core.live_entry(g, p, owners) for g, p in zip(rows, positions, strict=True)]
 
-    async def live_list(self, visitor: Visitor | None) -> Json:
+    async def live_list(self, visitor: Visitor | None) -> LiveListJson:
         """The first message of ``/ws/live`` (and its resync): the live games, the open games, and
         what a client needs to age them by itself (the server's time, the idle cut-off)."""
         return {
@@ -249,7 +281,9 @@ class ReadingService:
         return f'{head}, "views": {page.views_json}, {tail}'.encode()
 
 
-def open_entry(game: Game, owners: Mapping[str, Owner], visitor: Visitor | None = None) -> Json:
+def open_entry(
+    game: Game, owners: Mapping[str, Owner], visitor: Visitor | None = None
+) -> OpenGameJson:
     """A game of the open list (``GET /api/games/open``, the live socket's ``open``);
     ``owners``: its seats' accounts (:meth:`Core.owners`)."""
     return {
@@ -268,7 +302,16 @@ def open_entry(game: Game, owners: Mapping[str, Owner], visitor: Visitor | None 
     }
 
 
-def _invitation(game: Game, players: list[Json], colours: Json | None) -> Json | None:
+def _you(game: Game, visitor: Visitor | None) -> YouJson:
+    """The visitor's seat in ``game`` (None for a spectator) and name."""
+    if visitor is None:
+        return {"seat": None, "name": None}
+    return {"seat": game.seat_of(visitor.id), "name": visitor.name}
+
+
+def _invitation(
+    game: Game, players: list[PlayerJson], colours: SeatColours
+) -> InvitationJson | None:
     """What an invitation says while the game waits for its second player: who invites (the
     seated creator, with its account), the seat the joiner will take, and that seat's colour
     (None while the pie rule has not settled colours). None once both seats are taken."""
@@ -282,5 +325,5 @@ def _invitation(game: Game, players: list[Json], colours: Json | None) -> Json |
     return {
         "by": seated[0],
         "seat": seat,
-        "colour": colours.get(str(seat)) if colours else None,
+        "colour": colours.get("1") if seat == 1 else colours.get("2"),
     }

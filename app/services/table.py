@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -58,9 +58,20 @@ from app.repository.writer import Stale
 from app.repository.writes import NewChatLine, PlayerName, SetTable
 from app.runtime.hub import chat_channel, game_channel, seat_channel
 from app.runtime.rules import can_draw
+from app.schemas.outgoing import (
+    ChatLineJson,
+    ChatLineMsgJson,
+    ChatLogJson,
+    ChatSaidJson,
+    EndedJson,
+    OfferAnswerJson,
+    Stored,
+    TableJson,
+    TableMsgJson,
+)
 from app.services.core import (
+    Before,
     Core,
-    Json,
     Position,
     Visitor,
     abortable,
@@ -71,6 +82,7 @@ from app.services.core import (
 from app.services.lifecycle import LifecycleService
 
 KINDS = ("draw", "takeback", "rematch")
+Room = Literal["players", "spectators"]
 CHAT_LOG = 100  # the lines of a room a snapshot carries
 
 
@@ -84,7 +96,7 @@ class TableService:
     # --- offers ----------------------------------------------------------------------------------
 
     @to_the_end
-    async def offer(self, visitor: Visitor, game_id: str, kind: str) -> Json:
+    async def offer(self, visitor: Visitor, game_id: str, kind: str) -> OfferAnswerJson:
         """Make an offer of ``kind`` (draw, takeback, rematch); what is pending after it."""
         core = self.core
         async with core.lock(game_id), core.sessions() as session:
@@ -106,7 +118,7 @@ class TableService:
                     ErrorCode.OFFER_PENDING,
                     f"Your opponent's {pending['kind']} offer awaits your answer first",
                 )
-            offer: Json = {"kind": kind, "seat": seat}
+            offer: Stored = {"kind": kind, "seat": seat}
             if kind == "draw":
                 if not can_draw(game.slug):
                     title = game.slug.capitalize()
@@ -124,7 +136,9 @@ class TableService:
         return {"offer": offer}
 
     @to_the_end
-    async def answer(self, visitor: Visitor, game_id: str, kind: str, accept: bool) -> Json:
+    async def answer(
+        self, visitor: Visitor, game_id: str, kind: str, accept: bool
+    ) -> OfferAnswerJson:
         """Accept or decline the opponent's pending offer of ``kind``, or (``accept`` false)
         withdraw one's own; what is pending after it, and the new game of an accepted rematch."""
         core = self.core
@@ -146,8 +160,8 @@ class TableService:
             return await self._accept(session, game, visitor, pending)
 
     async def _accept(
-        self, session: AsyncSession, game: Game, visitor: Visitor, pending: Json
-    ) -> Json:
+        self, session: AsyncSession, game: Game, visitor: Visitor, pending: Stored
+    ) -> OfferAnswerJson:
         """Do what an accepted offer does (under the game's lock)."""
         core = self.core
         position = await core.position(session, game)
@@ -181,7 +195,7 @@ class TableService:
             values["clocks"] = clocks.to_json()
             control = TimeControl.stored(game.time_control)
             values["deadline_at"] = clocks.flag_at(to_move, control)
-        event = ("undo", {"plies": plies, "ply_count": len(kept)})
+        event: Before = ("undo", {"plies": plies, "ply_count": len(kept)})
         change = core.change(game, values, [event], visitor, None)
         change = dataclasses.replace(change, undo_after=len(kept))
         await core.advance(
@@ -216,14 +230,14 @@ class TableService:
             takebacks=game.takebacks,
             rematch_of=game.id,
         )
-        await self.lifecycle.join(second, created["id"], created["join_token"])
-        await self._set(game, {"offer": None, "declined": None, "rematch_id": created["id"]})
-        return str(created["id"])
+        await self.lifecycle.join(second, created.id, created.join_token)
+        await self._set(game, {"offer": None, "declined": None, "rematch_id": created.id})
+        return created.id
 
     # --- abort and disconnections ----------------------------------------------------------------
 
     @to_the_end
-    async def abort(self, visitor: Visitor, game_id: str) -> Json:
+    async def abort(self, visitor: Visitor, game_id: str) -> EndedJson:
         """End the game before both seats have made a move of play (``too_late_to_abort`` after)."""
         core = self.core
         async with core.lock(game_id), core.sessions() as session:
@@ -274,7 +288,7 @@ class TableService:
                 return
 
     @to_the_end
-    async def claim(self, visitor: Visitor, game_id: str) -> Json:
+    async def claim(self, visitor: Visitor, game_id: str) -> EndedJson:
         """Win a real-time game whose opponent left and stayed away past their grace."""
         core = self.core
         async with core.lock(game_id), core.sessions() as session:
@@ -301,14 +315,16 @@ class TableService:
 
     # --- chat ------------------------------------------------------------------------------------
 
-    async def chat(self, visitor: Visitor, game_id: str, text: object, token: str | None) -> Json:
+    async def chat(
+        self, visitor: Visitor, game_id: str, text: str, token: str | None
+    ) -> ChatSaidJson:
         """Say ``text`` in the visitor's room of the game (players or spectators); the line."""
         core = self.core
         line = _chat_text(text)
         async with core.sessions() as session:
             game = await core.visible(session, game_id, visitor, token)
         seat = game.seat_of(visitor.id)
-        room = "players" if seat is not None else "spectators"
+        room: Room = "players" if seat is not None else "spectators"
         now = core.clock.now()
         row = {
             "game_id": game.id,
@@ -328,20 +344,25 @@ class TableService:
             except Stale:
                 if attempt == 4:
                     raise AppError(ErrorCode.RATE_LIMITED, "The chat is busy: try again") from None
-        said = {"seq": seq, "name": visitor.name, "seat": seat, "text": line, "at": now}
-        await core.hub.publish(
-            chat_channel(game.id, room), {"type": "chat", "room": room, "line": said}
-        )
+        said: ChatLineJson = {
+            "seq": seq,
+            "name": visitor.name,
+            "seat": seat,
+            "text": line,
+            "at": now,
+        }
+        message: ChatLineMsgJson = {"type": "chat", "room": room, "line": said}
+        await core.hub.publish(chat_channel(game.id, room), message)
         return {"room": room, "line": said}
 
-    async def room_log(self, visitor: Visitor, game_id: str, token: str | None) -> Json:
+    async def room_log(self, visitor: Visitor, game_id: str, token: str | None) -> ChatLogJson:
         """The visitor's room of a game it may see, and its last lines."""
         async with self.core.sessions() as session:
             game = await self.core.visible(session, game_id, visitor, token)
-        room = "players" if game.seat_of(visitor.id) is not None else "spectators"
+        room: Room = "players" if game.seat_of(visitor.id) is not None else "spectators"
         return {"room": room, "lines": await self.chat_log(game.id, room)}
 
-    async def chat_log(self, game_id: str, room: str) -> list[Json]:
+    async def chat_log(self, game_id: str, room: str) -> list[ChatLineJson]:
         """The last lines of a room, oldest first."""
         async with self.core.sessions() as session:
             lines = await reads.chat_lines(session, game_id, room, CHAT_LOG)
@@ -363,12 +384,11 @@ class TableService:
             raise stale(current.version, game.version) from None
         for key, value in values.items():
             setattr(game, key, value)
-        await core.hub.publish(
-            game_channel(game.id), {"type": "table", "version": game.version, **self.table(game)}
-        )
+        message: TableMsgJson = {"type": "table", "version": game.version, **self.table(game)}
+        await core.hub.publish(game_channel(game.id), message)
         await core.tell_players(game)
 
-    def table(self, game: Game) -> Json:
+    def table(self, game: Game) -> TableJson:
         """The table as sockets are told it: clocks, offer, takebacks, rematch links, away."""
         return self.core.table_json(game)
 
@@ -410,11 +430,9 @@ async def _takeback_plies(session: AsyncSession, game: Game, seat: int) -> int:
     raise AppError(ErrorCode.NOTHING_TO_TAKE_BACK, "You have no move to take back")
 
 
-def _chat_text(text: object) -> str:
+def _chat_text(text: str) -> str:
     """A chat line's text, trimmed; ``bad_chat`` if empty, too long or holding control
-    characters."""
-    if not isinstance(text, str):
-        raise AppError(ErrorCode.BAD_CHAT, "a chat line is a string", field="text")
+    characters (that it is text, the request's model and the socket's message checked)."""
     line = text.strip()
     if not line:
         raise AppError(ErrorCode.BAD_CHAT, "a chat line cannot be empty", field="text")

@@ -5,7 +5,7 @@ from ``since``); then the game's events and its chat room come live, and the pla
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
@@ -33,6 +33,15 @@ from app.schemas.messages import (
     ResignMsg,
     StepsMsg,
 )
+from app.schemas.outgoing import (
+    AckJson,
+    AckMsgJson,
+    CatchupMsgJson,
+    DoneMsgJson,
+    OfferAnswerJson,
+    SaidJson,
+    SnapshotMsgJson,
+)
 from app.services import GameService, Visitor
 
 router = APIRouter()
@@ -59,13 +68,13 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
             socket.version = first["version"]
             seat = first["you"]["seat"]
             seated = seat is not None
-            room = "players" if seated else "spectators"
+            room: Literal["players", "spectators"] = "players" if seated else "spectators"
             if not seated:
                 first["spectators"] = await hub.presence(channel, visitor.id, +1)
             async with hub.subscribe(chat_channel(game_id, room)) as chat:
                 first["chat"] = {"room": room, "lines": await service.table.chat_log(game_id, room)}
                 await socket.send(first)
-                if seated:
+                if seat is not None:
                     await service.table.arrived(game_id, seat, visitor.id)
                 else:
                     spectator_counts.poke(channel)  # coalesced: see publish_spectators
@@ -84,7 +93,7 @@ async def game_socket(websocket: WebSocket, game_id: str) -> None:
                         ]
                     )
                 finally:
-                    if seated:
+                    if seat is not None:
                         await service.table.left(game_id, seat, visitor.id)
                     else:
                         await hub.presence(channel, visitor.id, -1)
@@ -104,7 +113,7 @@ async def publish_spectators(hub: Hub, channel: str) -> None:
 
 async def _first_message(
     service: GameService, game_id: str, visitor: Visitor, token: str | None, since_raw: str | None
-) -> dict[str, Any]:
+) -> SnapshotMsgJson | CatchupMsgJson:
     # A ``since`` that is no version (not ASCII digits, past 2^63-1) is ignored: a snapshot.
     since = natural(since_raw) if since_raw is not None else None
     if since is not None:
@@ -147,10 +156,10 @@ async def _game_reader(
                     await socket.send(_done("answer", message.msg_id, done))
                 case AbortMsg():
                     await service.table.abort(visitor, game_id)
-                    await socket.send(_done("abort", message.msg_id, {}))
+                    await socket.send(_done("abort", message.msg_id))
                 case ClaimMsg():
                     await service.table.claim(visitor, game_id)
-                    await socket.send(_done("claim", message.msg_id, {}))
+                    await socket.send(_done("claim", message.msg_id))
                 case ChatMsg():
                     limiter: Limiter = socket.ws.app.state.limiter
                     # Counted as the HTTP twin counts it: per guest cookie.
@@ -173,11 +182,17 @@ async def _game_reader(
             await unexpected(socket, message.type, message.msg_id)
 
 
-def _done(of: str, msg_id: str | None, answer: dict[str, Any]) -> dict[str, Any]:
+def _done(
+    of: Literal["offer", "answer", "abort", "claim", "chat"],
+    msg_id: str | None,
+    answer: OfferAnswerJson | SaidJson | None = None,
+) -> DoneMsgJson:
+    if answer is None:
+        return {"type": "done", "msg_id": msg_id, "of": of}
     return {"type": "done", "msg_id": msg_id, "of": of, **answer}
 
 
-def _ack(msg_id: str | None, ack: dict[str, Any]) -> dict[str, Any]:
+def _ack(msg_id: str, ack: AckJson) -> AckMsgJson:
     return {
         "type": "ack",
         "msg_id": msg_id,

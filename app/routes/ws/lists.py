@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from fastapi import APIRouter, WebSocket
 
@@ -22,6 +21,7 @@ from app.routes.ws.transport import (
 )
 from app.runtime.hub import LIVE_CHANNEL, Hub, Subscription, player_channel
 from app.schemas.messages import PingMsg
+from app.schemas.outgoing import MyGamesJson
 from app.services import GameService, Visitor
 
 router = APIRouter()
@@ -100,7 +100,7 @@ async def _notice(socket: Socket, subscription: Subscription, changed: asyncio.E
 
 
 async def _send_mine(
-    socket: Socket, changed: asyncio.Event, read: Callable[[], Awaitable[dict[str, Any]]]
+    socket: Socket, changed: asyncio.Event, read: Callable[[], Awaitable[MyGamesJson]]
 ) -> None:
     """Send the lists again after each change; a burst of changes costs one read."""
     while True:

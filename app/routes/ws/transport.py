@@ -13,7 +13,7 @@ import logging
 import re
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -72,7 +72,7 @@ class Socket:
             )
         await self.close(CLOSE_SESSION_ENDED)
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: Mapping[str, Any]) -> None:
         await self.send_text(encode(message))
 
     async def send_text(self, text: str) -> None:
@@ -174,7 +174,7 @@ def _text_or_none(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-Resync = Callable[[], Awaitable[dict[str, Any]]]
+Resync = Callable[[], Awaitable[Mapping[str, Any]]]
 
 
 async def forward(socket: Socket, subscription: Subscription, resync: Resync | None = None) -> None:
