@@ -15,6 +15,7 @@ from app.models import Event, Game, Move, Player
 from app.repository.writer import Stale, Writer
 from app.repository.writes import GameChange
 from app.runtime.hub import game_channel
+from app.schemas.responses import JoinedOut
 from app.services import GameService, Visitor
 from tests.app.conftest import ClientFactory
 from tests.support.gameplay import quick_game, rows_of, start_game
@@ -109,14 +110,15 @@ async def test_creates_renames_joins_and_moves_share_the_one_write_path(
         assert service.writer.groups == groups + 1  # eight writes, one transaction
     assert [a.name for a in first[:4]] == [f"Name {i}" for i in range(4)]
     second = await asyncio.gather(
-        service.lifecycle.join(Visitor(guests[0], "Name 0"), waiting["id"], waiting["join_token"]),
+        service.lifecycle.join(Visitor(guests[0], "Name 0"), waiting.id, waiting.join_token),
         *(
             service.playing.play(ann, game_id, _opening_moves()[0], 2, "one-path")
             for game_id in ids
         ),
     )
-    assert second[0]["seat"] == 2 and second[0]["version"] == 2
-    assert [a["version"] for a in second[1:]] == [3, 3]
+    joined, *played = second
+    assert isinstance(joined, JoinedOut) and joined.seat == 2 and joined.version == 2
+    assert [a["version"] for a in played] == [3, 3]
     async with app.state.sessionmaker() as session:
         names = dict(
             (
