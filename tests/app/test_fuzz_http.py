@@ -8,7 +8,8 @@ Two passes over ``/openapi.json``:
   that a created game is joined, its steps asked, moves played and resigned, an imported record read.
 
 Whatever comes in, the server never answers 5xx, every 4xx is the protocol's one error shape with its
-code's documented status, and a request refused on a game of the sequence leaves that game as it was
+code's documented status, every answer is documented for its operation and fits its schema, closed
+(``tests/support/contract.py``, through the sessions' response hook), and a request refused on a game of the sequence leaves that game as it was
 (its snapshot before and after are equal). The budget: ``tests/support/fuzz.py``.
 """
 
@@ -30,6 +31,7 @@ from schemathesis.generation.stateful.control import TransitionController
 from app.main import create_app
 from app.openapi import LINKS
 from tests.app.conftest import make_settings
+from tests.support.contract import checked_session
 from tests.support.fuzz import (
     SERVER_ENV,
     FirstFailure,
@@ -128,7 +130,7 @@ def test_no_operation_answers_5xx_or_another_error_shape(server: LiveServer) -> 
         for result in schema.get_all_operations()
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
     ]
-    session = requests.Session()  # one visitor: its cookie persists, as a browser's does
+    session = checked_session()  # one visitor: its cookie persists, as a browser's does
     failures: list[str] = []
     statuses: Counter[int] = Counter()
     for operation, mode in passes:
@@ -174,7 +176,7 @@ def make_machine(server: LiveServer, seen: Scenarios, first: FirstFailure) -> An
             self.control = Starts(self._transitions, self._root_labels & STARTS)
 
         def setup(self) -> None:
-            self.players = [requests.Session(), requests.Session()]
+            self.players = [checked_session(), checked_session()]
             #: The games of this scenario, with their join token (None for an imported one).
             self.tokens: dict[str, str | None] = {}
 
@@ -321,7 +323,7 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
     server: LiveServer,
 ) -> None:
     print(describe())
-    creator, opponent = requests.Session(), requests.Session()
+    creator, opponent = checked_session(), checked_session()
     created = creator.post(
         f"{server.url}/api/games", json={"game": "exxit", "seat": 1, "public": False}, timeout=30
     ).json()
