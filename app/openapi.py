@@ -7,7 +7,8 @@ client generator reads them, and so does the property-based fuzzer (schemathesis
 ``tests/app/test_fuzz_http.py``), which is how its random sequences reach real games.
 
 The document also names the values the server accepts where the models cannot say it: the installed
-games' slugs and the seats a creator may ask for.
+games' slugs and the seats a creator may ask for; and it lists, on every operation that changes
+something, the 403 ``bad_origin`` that ``app/security.py`` answers before any route runs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.security import UNSAFE_METHODS
 from app.services import installed
 
 GAME = "/api/games/{game_id}"
@@ -102,9 +104,22 @@ LINKS: dict[tuple[tuple[str, str], str], dict[str, tuple[tuple[str, str], dict[s
 }
 
 
+#: The answer of a request that changes something sent by another site's page (``app/security.py``
+#: refuses it by its method, whatever the route: so it is documented by method, in one place).
+BAD_ORIGIN = {
+    "description": "bad_origin: the request came from another site's page",
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}},
+}
+
+
 def add_links(document: dict[str, Any]) -> dict[str, Any]:
-    """``document`` with :data:`LINKS` on its answers, and the accepted game slugs and seats named."""
+    """``document`` with :data:`LINKS` on its answers, the accepted game slugs and seats named, and
+    :data:`BAD_ORIGIN` on every operation that changes something."""
     paths = document.get("paths", {})
+    for operations in paths.values():
+        for method, operation in operations.items():
+            if method.upper() in UNSAFE_METHODS:
+                operation.get("responses", {}).setdefault("403", BAD_ORIGIN)
 
     def operation_id(route: tuple[str, str]) -> str:
         method, path = route

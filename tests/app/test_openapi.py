@@ -9,11 +9,12 @@ from app.schemas import ErrorOut
 from tests.app.conftest import ClientFactory
 
 ERROR = "#/components/schemas/ErrorOut"
-#: Each JSON route: its success status and model, and the error statuses it can answer.
+#: Each JSON route: its success status and model, and the error statuses it can answer (every route
+#: that changes something can answer 403 ``bad_origin``: ``app/security.py``).
 EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/healthz"): (200, "HealthOut", set()),
     ("get", "/api/me"): (200, "MeOut", set()),
-    ("put", "/api/me"): (200, "MeOut", {413, 422}),
+    ("put", "/api/me"): (200, "MeOut", {403, 413, 422}),
     ("get", "/api/catalogue"): (200, "CatalogueOut", set()),
     ("post", "/api/games"): (201, "CreatedOut", {403, 413, 422, 429}),
     ("get", "/api/games/open"): (200, "OpenGamesOut", set()),
@@ -21,7 +22,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("post", "/api/games/{game_id}/answer"): (200, "OfferAnswerOut", {403, 404, 409, 413, 422}),
     ("post", "/api/games/{game_id}/abort"): (200, "EndedOut", {403, 404, 409}),
     ("post", "/api/games/{game_id}/claim"): (200, "EndedOut", {403, 404, 409}),
-    ("post", "/api/games/{game_id}/chat"): (201, "ChatSaidOut", {404, 413, 422, 429}),
+    ("post", "/api/games/{game_id}/chat"): (201, "ChatSaidOut", {403, 404, 413, 422, 429}),
     ("get", "/api/games/{game_id}/chat"): (200, "ChatLog", {404}),
     ("get", "/api/games/{game_id}"): (200, "Snapshot", {404}),
     ("post", "/api/games/{game_id}/join"): (200, "JoinedOut", {403, 404, 409, 413, 422}),
@@ -33,20 +34,20 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/api/live"): (200, "LiveOut", set()),
     ("get", "/api/archive"): (200, "ArchiveOut", {422}),
     ("post", "/api/archive/import"): (201, "ImportedOut", {403, 413, 422, 429, 503}),
-    ("post", "/api/replay"): (200, "ReplayOut", {413, 422, 429, 503}),
+    ("post", "/api/replay"): (200, "ReplayOut", {403, 413, 422, 429, 503}),
     # accounts (issue 16)
-    ("post", "/api/account/signup"): (201, "AccountOut", {409, 413, 422, 429}),
-    ("post", "/api/account/login"): (200, "LoginOut", {401, 413, 422, 429}),
-    ("post", "/api/account/logout-all"): (200, "LoggedOutOut", {401, 413, 422}),
+    ("post", "/api/account/signup"): (201, "AccountOut", {403, 409, 413, 422, 429}),
+    ("post", "/api/account/login"): (200, "LoginOut", {401, 403, 413, 422, 429}),
+    ("post", "/api/account/logout-all"): (200, "LoggedOutOut", {401, 403, 413, 422}),
     ("get", "/api/account/sessions"): (200, "SessionsOut", {401}),
-    ("delete", "/api/account/sessions/{session_id}"): (204, "", {401, 404}),
-    ("post", "/api/account/password"): (200, "OkOut", {401, 413, 422}),
-    ("put", "/api/account/settings"): (200, "AccountOut", {401, 413, 422}),
-    ("put", "/api/account/email"): (200, "AccountOut", {401, 409, 413, 422, 429}),
-    ("post", "/api/account/email/resend"): (202, "OkOut", {401, 409, 413, 422, 429}),
+    ("delete", "/api/account/sessions/{session_id}"): (204, "", {401, 403, 404}),
+    ("post", "/api/account/password"): (200, "OkOut", {401, 403, 413, 422}),
+    ("put", "/api/account/settings"): (200, "AccountOut", {401, 403, 413, 422}),
+    ("put", "/api/account/email"): (200, "AccountOut", {401, 403, 409, 413, 422, 429}),
+    ("post", "/api/account/email/resend"): (202, "OkOut", {401, 403, 409, 413, 422, 429}),
     ("post", "/api/account/email/verify"): (200, "VerifiedOut", {403, 413, 422, 429}),
-    ("post", "/api/account/claim"): (200, "ClaimedOut", {401, 413, 422}),
-    ("post", "/api/account/logout"): (200, "OkOut", {413, 422}),
+    ("post", "/api/account/claim"): (200, "ClaimedOut", {401, 403, 413, 422}),
+    ("post", "/api/account/logout"): (200, "OkOut", {403, 413, 422}),
     ("get", "/api/account"): (200, "AccountOut", {401}),
     ("get", "/api/me/games"): (200, "MyGamesOut", set()),
     ("post", "/api/challenges"): (201, "ChallengeOut", {403, 404, 413, 422, 429}),
@@ -58,7 +59,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ),
     ("post", "/api/challenges/{challenge_id}/cancel"): (200, "ChallengeAnswerOut", {403, 404, 409}),
     ("get", "/api/players/{username}"): (200, "ProfileOut", {404}),
-    ("post", "/api/account/recover"): (202, "OkOut", {409, 413, 422, 429}),
+    ("post", "/api/account/recover"): (202, "OkOut", {403, 409, 413, 422, 429}),
     ("post", "/api/account/reset"): (200, "OkOut", {403, 413, 422, 429}),
     ("get", "/api/leaderboards/{slug}"): (200, "LeaderboardOut", {422}),
 }
