@@ -9,8 +9,8 @@ Two passes over ``/openapi.json``:
 
 Whatever comes in, the server never answers 5xx, every 4xx is the protocol's one error shape with its
 code's documented status, every answer is documented for its operation and fits its schema, closed
-(``tests/support/contract.py``, through the sessions' response hook), and a request refused on a game of the sequence leaves that game as it was
-(its snapshot before and after are equal). The budget: ``tests/support/fuzz.py``.
+(``tests/support/contract.py``), and a request refused on a game of the sequence leaves that game as
+it was (its snapshot before and after are equal). The budget: ``tests/support/fuzz.py``.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from schemathesis.generation.stateful.control import TransitionController
 from app.main import create_app
 from app.openapi import LINKS
 from tests.app.conftest import make_settings
-from tests.support.contract import checked_session
+from tests.support.contract import check_prepared, checked_session
 from tests.support.fuzz import (
     SERVER_ENV,
     FirstFailure,
@@ -87,9 +87,12 @@ HTML_404_PAGES = {
 
 
 def check_answer(case: Case, response: Response) -> None:
-    """No 5xx; an error in the one shape, with its code's documented status."""
+    """No 5xx; an answer its operation documents, that fits its schema (``tests/support/contract``);
+    an error in the one shape, with its code's documented status."""
     where = f"{case.method} {case.formatted_path} -> {response.status_code}"
     assert response.status_code < 500, f"{where}: {response.content[:300]!r}"
+    content_type = response.headers.get("content-type", [""])[0]
+    check_prepared(response.request, response.status_code, content_type, response.content)
     if response.status_code == 404 and case.operation.path in HTML_404_PAGES:
         assert response.headers.get("content-type", [""])[0].startswith("text/html"), where
         return
@@ -130,7 +133,7 @@ def test_no_operation_answers_5xx_or_another_error_shape(server: LiveServer) -> 
         for result in schema.get_all_operations()
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
     ]
-    session = checked_session()  # one visitor: its cookie persists, as a browser's does
+    session = requests.Session()  # one visitor: its cookie persists, as a browser's does
     failures: list[str] = []
     statuses: Counter[int] = Counter()
     for operation, mode in passes:
@@ -176,7 +179,7 @@ def make_machine(server: LiveServer, seen: Scenarios, first: FirstFailure) -> An
             self.control = Starts(self._transitions, self._root_labels & STARTS)
 
         def setup(self) -> None:
-            self.players = [checked_session(), checked_session()]
+            self.players = [requests.Session(), requests.Session()]
             #: The games of this scenario, with their join token (None for an imported one).
             self.tokens: dict[str, str | None] = {}
 

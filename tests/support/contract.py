@@ -15,8 +15,8 @@ as far as its errors go: a JSON error there must be the one shape; a documented 
 method it does not take must answer 405 in that shape.
 
 Tests route their clients through it: :func:`checked` hooks an httpx client, :func:`checked_session`
-a requests session (the HTTP fuzzer's, schemathesis's calls included), and ``tests/support/wsclient``
-checks each message a :class:`GameSocket` receives. :data:`COUNTS` counts what was checked.
+a requests session, :func:`check_prepared` checks an answer that schemathesis got, and
+``tests/support/wsclient`` checks each message a :class:`GameSocket` receives. :data:`COUNTS` counts what was checked.
 """
 
 from __future__ import annotations
@@ -204,13 +204,20 @@ def checked(client: httpx.AsyncClient) -> httpx.AsyncClient:
 
 def check_requests(response: requests.Response, *_args: Any, **_kwargs: Any) -> None:
     """requests' response hook: check the answer."""
-    request = response.request
-    contract().check_http(
-        str(request.method),
-        unquote(urlsplit(str(request.url)).path),
+    check_prepared(
+        response.request,
         response.status_code,
         response.headers.get("content-type", ""),
         response.content,
+    )
+
+
+def check_prepared(
+    request: requests.PreparedRequest, status: int, content_type: str, content: bytes
+) -> None:
+    """Check the answer to a request made by requests (or by schemathesis, which uses it)."""
+    contract().check_http(
+        str(request.method), unquote(urlsplit(str(request.url)).path), status, content_type, content
     )
 
 
