@@ -316,7 +316,7 @@ async def test_an_archive_page_is_bounded_in_bytes(clients: Any, app: FastAPI) -
                     player1_key="hoarder",
                     result="1",
                     reason="resignation",
-                    result_json={**RESIGNED, "winner": 1},
+                    result_json={**RESIGNED, "winner": 1, "colour": None},  # every key, as stored
                     imported=True,
                     created_at=1,
                     last_activity_at=1,
