@@ -16,7 +16,7 @@ from fastapi import FastAPI
 
 from app.config import Settings
 from app.main import create_app
-from tests.support.contract import checked
+from tests.support.contract import COUNTS, checked
 from tests.support.databases import BACKENDS, fresh_database
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
@@ -89,3 +89,12 @@ async def clients(app: FastAPI) -> AsyncIterator[ClientFactory]:
 def server(database_url: str) -> Iterator[LiveServer]:
     with run_server(database_url) as running:
         yield running
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many answers and messages this process checked against the contract (none are
+    counted here under pytest-xdist: its workers check them)."""
+    if COUNTS:
+        terminalreporter.write_line(
+            f"contract: {COUNTS['http']} HTTP answers and {COUNTS['ws']} websocket messages checked"
+        )

@@ -62,6 +62,8 @@ def test_an_undocumented_answer_is_refused(
 def test_an_answer_of_another_content_type_is_refused() -> None:
     with pytest.raises(ContractError, match="content type 'text/html'"):
         answer("GET", "/api/me", 200, b"<html>", "text/html")
+    with pytest.raises(ContractError, match="no JSON"):  # the protocol's paths answer JSON
+        answer("GET", "/api/nothing", 404, b"<html>", "text/html")
 
 
 def test_objects_are_closed_even_where_a_model_would_take_more() -> None:

@@ -38,6 +38,8 @@ import requests
 COUNTS: Counter[str] = Counter()
 #: What the error answers of a path outside the document are checked against.
 ERROR_OUT = {"$ref": "#/components/schemas/ErrorOut"}
+#: Paths that answer JSON whatever happens (``docs/protocol.md``, Conventions).
+JSON_PATHS = ("/api/", "/ws/", "/healthz", "/openapi.json")
 
 
 class ContractError(AssertionError):
@@ -123,7 +125,8 @@ class Contract:
                 where += " (a method the path does not take)"
                 if status != 405:
                     raise ContractError(f"{where}: expected 405")
-            if status >= 400 and content_type.startswith("application/json"):
+            # The protocol's paths always answer JSON; elsewhere, a JSON error is the one shape.
+            if status >= 400 and (path.startswith(JSON_PATHS) or "json" in content_type):
                 self._check_json(where, ERROR_OUT, body)
             return
         answer = operation.responses.get(str(status))
