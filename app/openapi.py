@@ -7,7 +7,10 @@ client generator reads them, and so does the property-based fuzzer (schemathesis
 ``tests/app/test_fuzz_http.py``), which is how its random sequences reach real games.
 
 The document also names the values the server accepts where the models cannot say it: the installed
-games' slugs and the seats a creator may ask for.
+games' slugs and the seats a creator may ask for; and it lists the refusals no route states: on
+every operation that changes something, the 403 ``bad_origin`` that ``app/security.py`` answers
+before any route runs; on every one whose body the framework reads, the 400 ``bad_request`` of a
+body that is not UTF-8.
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from typing import Any
 
 from fastapi import FastAPI
 
+from app.schemas.requests import RAW_BODY
+from app.security import UNSAFE_METHODS
 from app.services import installed
 
 GAME = "/api/games/{game_id}"
@@ -102,6 +107,32 @@ LINKS: dict[tuple[tuple[str, str], str], dict[str, tuple[tuple[str, str], dict[s
 }
 
 
+_ERROR_OUT = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOut"}}}
+#: The answer of a request that changes something sent by another site's page (``app/security.py``
+#: refuses it by its method, whatever the route: so it is documented by method, in one place).
+BAD_ORIGIN = {
+    "description": "bad_origin: the request came from another site's page",
+    "content": _ERROR_OUT,
+}
+#: The answer of a body that is not UTF-8, where the framework reads the body (the import and the
+#: replay read theirs themselves, and call it ``bad_json``).
+BAD_REQUEST = {"description": "bad_request: the body is not UTF-8", "content": _ERROR_OUT}
+
+
+def add_refusals(document: dict[str, Any]) -> None:
+    """Put the refusals no route states on the operations that can answer them: :data:`BAD_ORIGIN`
+    on every one that changes something, :data:`BAD_REQUEST` on every one whose body the framework
+    reads (not :data:`~app.schemas.requests.RAW_BODY`)."""
+    for operations in document.get("paths", {}).values():
+        for method, operation in operations.items():
+            answers = operation.get("responses", {})
+            if method.upper() in UNSAFE_METHODS:
+                answers.setdefault("403", BAD_ORIGIN)
+            body = operation.get("requestBody")
+            if body is not None and body.get("description") != RAW_BODY:
+                answers.setdefault("400", BAD_REQUEST)
+
+
 def add_links(document: dict[str, Any]) -> dict[str, Any]:
     """``document`` with :data:`LINKS` on its answers, and the accepted game slugs and seats named."""
     paths = document.get("paths", {})
@@ -135,6 +166,7 @@ def install(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             app.openapi_schema = add_links(build())
+            add_refusals(app.openapi_schema)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

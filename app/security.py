@@ -36,7 +36,8 @@ CONTENT_SECURITY_POLICY = "; ".join(
     ]
 )
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-_UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: The methods of a request that changes something: one from another site's page is refused.
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 _WEBSOCKET_SCHEMES = {"ws": "http", "wss": "https"}
 
 
@@ -100,7 +101,7 @@ def origin_allowed(scope: Scope, settings: Settings) -> bool:
 
 def cross_site(scope: Scope, settings: Settings) -> bool:
     """Whether an HTTP request that changes something comes from another site's page."""
-    if scope.get("method") not in _UNSAFE_METHODS:
+    if scope.get("method") not in UNSAFE_METHODS:
         return False
     headers = scope.get("headers", [])
     if (_header(headers, b"sec-fetch-site") or "").lower() == "cross-site":

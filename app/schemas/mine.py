@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field, StrictStr
 
 from app.schemas.requests import Seat, Strict, TimeControlField
-from app.schemas.responses import ClockOut, Out, TimeControlOut
+from app.schemas.responses import ClockOut, OptionValue, Out, TimeControlOut
 
 
 class MyGame(Out):
@@ -52,7 +52,7 @@ class ChallengeOut(Out):
     incoming: bool = Field(description="you are the one challenged")
     game: str
     title: str
-    options: dict[str, Any]
+    options: dict[str, OptionValue]
     seat: Literal["1", "2", "random"]
     rated: bool
     time_control: TimeControlOut | None = Field(description="null: unlimited")

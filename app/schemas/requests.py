@@ -170,7 +170,11 @@ def raw_body(schema: dict[str, Any]) -> dict[str, Any]:
     """``openapi_extra`` for a route that reads and checks its raw body itself (to name the first
     bad ply, or to refuse an oversized body before parsing it): the JSON body it expects."""
     content = {"application/json": {"schema": schema}}
-    return {"requestBody": {"required": True, "content": content}}
+    return {"requestBody": {"required": True, "content": content, "description": RAW_BODY}}
+
+
+#: How the document tells a body the route reads itself (one that is not UTF-8 is ``bad_json``).
+RAW_BODY = "Read by the route itself: a body that is no JSON, or not UTF-8, is bad_json."
 
 
 REPLAY_BODY = raw_body(ReplayIn.model_json_schema())

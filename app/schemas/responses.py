@@ -7,14 +7,13 @@ server starts sending without documenting it fails the tests rather than reachin
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     SerializerFunctionWrapHandler,
-    SkipValidation,
     model_serializer,
 )
 
@@ -23,10 +22,10 @@ from app.schemas.view import Colours, Hint, Result, Seat, View
 
 GameStatus = Literal["waiting", "active", "finished", "cancelled"]
 OptionValue = int | str
-#: A result read back from the database. Not checked when answering: records imported before
-#: issue 14 kept a server reason's result as the record gave it, and must not turn a listing into
-#: a 500 (an import's result is now built by the server from checked fields).
-StoredResult = Annotated[Result | None, SkipValidation]
+#: A result read back from the database: the rules' or the server's, in the one documented shape
+#: (an import's result is built by the server from checked fields; those of records imported
+#: before issue 14 were rebuilt by the migration 9c3b7e1d2f60).
+StoredResult = Result | None
 
 
 class Out(BaseModel):

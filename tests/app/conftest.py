@@ -16,6 +16,7 @@ from fastapi import FastAPI
 
 from app.config import Settings
 from app.main import create_app
+from tests.support.contract import COUNTS, checked
 from tests.support.databases import BACKENDS, fresh_database
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
@@ -65,12 +66,13 @@ ClientFactory = Callable[..., Any]
 
 @pytest.fixture
 async def clients(app: FastAPI) -> AsyncIterator[ClientFactory]:
-    """``await clients("Ann")``: a new visitor (own cookie jar), named if a name is given."""
+    """``await clients("Ann")``: a new visitor (own cookie jar), named if a name is given; every
+    answer it gets is checked against the documented contract (``tests/support/contract.py``)."""
     made: list[httpx.AsyncClient] = []
 
     async def make(name: str | None = None) -> httpx.AsyncClient:
-        client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+        client = checked(
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
         )
         made.append(client)
         if name is not None:
@@ -87,3 +89,12 @@ async def clients(app: FastAPI) -> AsyncIterator[ClientFactory]:
 def server(database_url: str) -> Iterator[LiveServer]:
     with run_server(database_url) as running:
         yield running
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many answers and messages this process checked against the contract (none are
+    counted here under pytest-xdist: its workers check them)."""
+    if COUNTS:
+        terminalreporter.write_line(
+            f"contract: {COUNTS['http']} HTTP answers and {COUNTS['ws']} websocket messages checked"
+        )

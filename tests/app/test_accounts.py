@@ -14,6 +14,7 @@ from sqlalchemy import select
 from app.models import Event, Game
 from tests.app.conftest import ClientFactory, make_settings
 from tests.support.accounts import DEFAULT_PASSWORD, login, signup
+from tests.support.contract import checked
 from tests.support.gameplay import MovePicker
 
 
@@ -186,8 +187,8 @@ async def test_the_account_routes_answer_only_their_owner(
         (await owner.get("/api/account/sessions")).json(),
     )
     guest = await clients("A guest")
-    stranger = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+    stranger = checked(
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
     )
     try:
         for visitor in (guest, stranger):
@@ -241,7 +242,9 @@ async def test_login_limits_per_address_and_per_username(database_url: str) -> N
         )
     )
     async with limited.router.lifespan_context(limited):
-        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=limited), base_url="http://t")
+        client = checked(
+            httpx.AsyncClient(transport=httpx.ASGITransport(app=limited), base_url="http://t")
+        )
         try:
             codes = []
             for _ in range(4):

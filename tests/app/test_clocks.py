@@ -24,6 +24,7 @@ from app.main import create_app
 from app.models import Event
 from app.runtime.hub import game_channel
 from tests.app.conftest import make_settings
+from tests.support.contract import checked
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game
 from tests.support.server import LiveServer
@@ -49,7 +50,9 @@ async def running(database_url: str, clock: FakeClock, **overrides: Any) -> Asyn
 
 
 def client(app: FastAPI) -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+    return checked(
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+    )
 
 
 async def results_per_game(database_url: str, ids: list[str]) -> list[int]:
@@ -337,8 +340,8 @@ async def _sigkill_and_restart(database_url: str, offset: Path, env: dict[str, s
     server.start()
     try:
         async with (
-            httpx.AsyncClient(base_url=server.url) as ann,
-            httpx.AsyncClient(base_url=server.url) as bob,
+            checked(httpx.AsyncClient(base_url=server.url)) as ann,
+            checked(httpx.AsyncClient(base_url=server.url)) as bob,
         ):
             await ann.put("/api/me", json={"name": "Ann"})
             await bob.put("/api/me", json={"name": "Bob"})

@@ -15,7 +15,6 @@ import pytest
 from fastapi import FastAPI
 
 from app.errors import STATUS, AppError, ErrorCode
-from app.models import Game
 from app.schemas import ErrorOut
 from tests.app.conftest import ClientFactory
 
@@ -204,39 +203,3 @@ async def test_an_unexpected_failure_is_a_500_without_its_traceback(app: FastAPI
     assert error.code == ErrorCode.INTERNAL_ERROR
     for leak in ("secret", "Traceback", "RuntimeError", "detail"):
         assert leak not in response.text
-
-
-@pytest.mark.filterwarnings("ignore::UserWarning")  # Pydantic notes the odd result it passes on
-async def test_a_stored_result_the_rules_did_not_write_is_answered_not_a_500(
-    clients: ClientFactory, app: FastAPI
-) -> None:
-    """A record imported before issue 14 kept a server reason's result as given (imports now
-    refuse it); the answers that carry it pass it on rather than fail their response model, less
-    any key the protocol does not know."""
-    odd = {"winner": 1, "reason": "resignation", "scores": "lots"}
-    game_id = f"odd{id(app) % 10**9}"
-    async with app.state.sessionmaker() as session:
-        session.add(
-            Game(
-                id=game_id,
-                slug="exxit",
-                options={},
-                public=True,
-                status="finished",
-                version=2,
-                ply_count=0,
-                result="1",
-                reason="resignation",
-                result_json={**odd, "note": "dropped"},
-                imported=True,
-                created_at=1,
-                last_activity_at=1,
-                finished_at=1,
-            )
-        )
-        await session.commit()
-    client = await clients()
-    listed = (await client.get("/api/archive", params={"limit": 100})).json()["games"]
-    assert [g["result"] for g in listed if g["id"] == game_id] == [odd]
-    snapshot = await client.get(f"/api/games/{game_id}")
-    assert snapshot.status_code == 200 and snapshot.json()["game"]["result"] == odd

@@ -8,8 +8,9 @@ Two passes over ``/openapi.json``:
   that a created game is joined, its steps asked, moves played and resigned, an imported record read.
 
 Whatever comes in, the server never answers 5xx, every 4xx is the protocol's one error shape with its
-code's documented status, and a request refused on a game of the sequence leaves that game as it was
-(its snapshot before and after are equal). The budget: ``tests/support/fuzz.py``.
+code's documented status, every answer is documented for its operation and fits its schema, closed
+(``tests/support/contract.py``), and a request refused on a game of the sequence leaves that game as
+it was (its snapshot before and after are equal). The budget: ``tests/support/fuzz.py``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from schemathesis.generation.stateful.control import TransitionController
 from app.main import create_app
 from app.openapi import LINKS
 from tests.app.conftest import make_settings
+from tests.support.contract import check_prepared, checked_session
 from tests.support.fuzz import (
     SERVER_ENV,
     FirstFailure,
@@ -85,9 +87,12 @@ HTML_404_PAGES = {
 
 
 def check_answer(case: Case, response: Response) -> None:
-    """No 5xx; an error in the one shape, with its code's documented status."""
+    """No 5xx; an answer its operation documents, that fits its schema (``tests/support/contract``);
+    an error in the one shape, with its code's documented status."""
     where = f"{case.method} {case.formatted_path} -> {response.status_code}"
     assert response.status_code < 500, f"{where}: {response.content[:300]!r}"
+    content_type = response.headers.get("content-type", [""])[0]
+    check_prepared(response.request, response.status_code, content_type, response.content)
     if response.status_code == 404 and case.operation.path in HTML_404_PAGES:
         assert response.headers.get("content-type", [""])[0].startswith("text/html"), where
         return
@@ -321,7 +326,7 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
     server: LiveServer,
 ) -> None:
     print(describe())
-    creator, opponent = requests.Session(), requests.Session()
+    creator, opponent = checked_session(), checked_session()
     created = creator.post(
         f"{server.url}/api/games", json={"game": "exxit", "seat": 1, "public": False}, timeout=30
     ).json()

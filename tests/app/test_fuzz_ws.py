@@ -4,8 +4,9 @@ Each example sends one frame drawn by ``tests/support/fuzz_ws.py`` from a player
 live Exxit game, then a ``steps`` message of its own to learn that the frame was answered. Whatever
 the frame:
 
-- every message the server sends is one of ``docs/protocol.md`` (``SERVER_MESSAGE`` validates it;
-  an ``error`` carries a code of the table), and none is ``internal_error``;
+- every message the server sends is one of ``docs/protocol.md`` (``SERVER_MESSAGE`` validates it,
+  and so does its closed JSON Schema; an ``error`` carries a code of the table), and none is
+  ``internal_error``; every HTTP answer the players get fits its documented model;
 - the frame gets exactly one answer (``error``, ``ack``, ``pong``, ``steps`` or ``done``);
 - the socket stays open (the ``steps`` that follows is answered); a frame above the protocol's limit
   may instead be refused by the websocket layer itself (close code 1009), as RFC 6455 allows;
@@ -35,6 +36,7 @@ from websockets.exceptions import ConnectionClosed
 from app.errors import ErrorCode
 from app.identity import COOKIE
 from app.schemas.messages import SERVER_MESSAGE
+from tests.support.contract import checked, contract
 from tests.support.fuzz import SERVER_ENV, FirstFailure, describe, fuzz_settings, game_state, seeded
 from tests.support.fuzz_ws import MAX_MESSAGE, Frame, frames, since_values
 from tests.support.server import LiveServer, live_server
@@ -58,8 +60,10 @@ def server(database_url: str) -> Iterator[LiveServer]:
 
 
 def documented(message: dict[str, Any]) -> None:
-    """``message`` is a server message of the protocol, and no report of a server failure."""
+    """``message`` is a server message of the protocol (its model, and its JSON Schema with every
+    object closed: ``tests/support/contract.py``), and no report of a server failure."""
     SERVER_MESSAGE.validate_python(message)
+    contract().check_message(message)
     if message["type"] == "error":
         assert message["code"] != ErrorCode.INTERNAL_ERROR, message
 
@@ -69,7 +73,7 @@ class Visitor:
 
     def __init__(self, server: LiveServer) -> None:
         self.server = server
-        self.http = httpx.AsyncClient(base_url=server.url, timeout=WAIT)
+        self.http = checked(httpx.AsyncClient(base_url=server.url, timeout=WAIT))
         self.socket: ClientConnection | None = None
 
     async def open(self, game_id: str, query: str = "") -> tuple[ClientConnection, dict[str, Any]]:

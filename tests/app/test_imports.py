@@ -26,10 +26,12 @@ from games.bench import random_game
 from games.record import make_record
 from tests.app.conftest import make_settings
 from tests.app.test_migrations import alembic
+from tests.support.contract import checked
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game, table_counts
 
 BEFORE_IMPORTED_BY = "2424c61f9505"  # the revision before games.imported_by
+BEFORE_DOCUMENTED_RESULTS = "f4ae43e5a0b4"  # the revision before imported results were rebuilt
 
 RESIGNED = {"winner": 2, "reason": "resignation", "scores": None}
 BLITZ = {"kind": "realtime", "base": 180, "increment": 2}
@@ -314,7 +316,7 @@ async def test_an_archive_page_is_bounded_in_bytes(clients: Any, app: FastAPI) -
                     player1_key="hoarder",
                     result="1",
                     reason="resignation",
-                    result_json={**RESIGNED, "winner": 1},
+                    result_json={**RESIGNED, "winner": 1, "colour": None},  # every key, as stored
                     imported=True,
                     created_at=1,
                     last_activity_at=1,
@@ -400,3 +402,76 @@ async def test_the_migration_cleans_results_stored_by_earlier_imports(
                 "scores": None,
             }
             assert game["imported_by"] is None
+
+
+@pytest.mark.parametrize(
+    ("stored", "columns", "documented"),
+    [
+        (
+            {"winner": 1, "reason": "resignation", "scores": "lots"},
+            ("1", "resignation"),
+            {"winner": 1, "colour": None, "reason": "resignation", "scores": None},
+        ),
+        (
+            {"winner": "2", "colour": 7, "reason": None, "scores": [3, [1, 2]]},
+            ("2", "abandoned"),
+            {"winner": 2, "colour": None, "reason": "abandoned", "scores": [3, [1, 2]]},
+        ),
+        (
+            {"winner": None, "colour": "Red", "reason": "draw", "scores": None},
+            ("draw", "draw"),
+            {"winner": None, "colour": "Red", "reason": "draw", "scores": None},
+        ),
+    ],
+)
+async def test_the_migration_puts_earlier_imported_results_in_the_documented_shape(
+    backend: str,
+    tmp_path: Path,
+    stored: dict[str, Any],
+    columns: tuple[str, str],
+    documented: dict[str, Any],
+) -> None:
+    """A result an import stored before issue 14 could lack ``colour`` or carry a ``winner`` or
+    ``scores`` of any type, which every answer then passed on undocumented (issue 26): the
+    migration rebuilds it from the game's row, and the answers are the protocol's."""
+    with fresh_database(backend, tmp_path) as url:
+        alembic(url, "downgrade", BEFORE_DOCUMENTED_RESULTS)
+        engine = make_engine(url)
+        try:
+            async with engine.begin() as conn:
+                await conn.execute(
+                    sa.insert(Game.__table__).values(
+                        id="oddimport",
+                        slug="exxit",
+                        options={},
+                        public=True,
+                        status="finished",
+                        version=2,
+                        ply_count=0,
+                        result=columns[0],
+                        reason=columns[1],
+                        result_json=stored,
+                        imported=True,
+                        created_at=1,
+                        last_activity_at=1,
+                        finished_at=1,
+                    )
+                )
+        finally:
+            await engine.dispose()
+        alembic(url, "upgrade", "head")
+        application = create_app(make_settings(url))
+        async with (
+            application.router.lifespan_context(application),
+            checked(
+                httpx.AsyncClient(
+                    transport=httpx.ASGITransport(app=application), base_url="http://testserver"
+                )
+            ) as client,
+        ):
+            listed = (await client.get("/api/archive")).json()["games"]
+            assert [g["result"] for g in listed if g["id"] == "oddimport"] == [documented]
+            snapshot = (await client.get("/api/games/oddimport")).json()
+            assert snapshot["game"]["result"] == documented
+            record = (await client.get("/games/oddimport/record.json")).json()
+            assert record["result"] == documented

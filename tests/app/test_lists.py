@@ -24,6 +24,7 @@ from app.runtime.hub import LIVE_CHANNEL, Subscription
 from app.schemas import SERVER_MESSAGE
 from app.services import Visitor
 from tests.app.conftest import make_settings
+from tests.support.contract import contract
 from tests.support.gameplay import MovePicker, quick_game
 
 IDLE = 1800.0  # the default LIVE_IDLE_AFTER
@@ -77,6 +78,7 @@ async def heard(subscription: Subscription) -> dict[str, Any]:
     assert text is not None
     message: dict[str, Any] = json.loads(text)
     SERVER_MESSAGE.validate_python(message)  # as documented
+    contract().check_message(message)  # and with no key beyond those
     return message
 
 

@@ -26,6 +26,7 @@ from app.runtime.hub import game_channel
 from app.schemas import SERVER_MESSAGE
 from games.record import replay
 from tests.app.conftest import make_settings
+from tests.support.contract import checked, contract
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game, rows_of, smallest_options
 from tests.support.gameplay import start_game as start_http_game
@@ -72,9 +73,11 @@ async def start_game(
 
 
 def assert_documented(messages: list[dict[str, Any]]) -> None:
-    """Every message fits its model in ``app.schemas`` (the models docs/protocol.md shows)."""
+    """Every message fits its model in ``app.schemas`` (the models docs/protocol.md shows), and its
+    JSON Schema with every object closed (``tests/support/contract.py``)."""
     for message in messages:
         SERVER_MESSAGE.validate_python(message)
+        contract().check_message(message)
 
 
 async def play_move(socket: GameSocket, text: str, version: int, msg_id: str) -> dict[str, Any]:
@@ -406,7 +409,7 @@ async def test_http_and_socket_share_one_identity(server: LiveServer) -> None:
     try:
         me = (await visitor.http.get("/api/me")).json()
         assert me["name"] == "Zed"
-        async with httpx.AsyncClient() as stranger:
+        async with checked(httpx.AsyncClient()) as stranger:
             anonymous = (await stranger.get(server.url + "/api/me")).json()
         assert anonymous["id"] != me["id"]
     finally:
@@ -462,6 +465,7 @@ async def test_the_server_ends_idle_games_by_itself(
 async def _named_client(app: FastAPI, name: str) -> AsyncIterator[httpx.AsyncClient]:
     """A visitor of the in-process ``app`` with its own cookie jar, named ``name``."""
     transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+    client = checked(httpx.AsyncClient(transport=transport, base_url="http://testserver"))
+    async with client:
         assert (await client.put("/api/me", json={"name": name})).status_code == 200
         yield client

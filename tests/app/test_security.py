@@ -26,6 +26,7 @@ from app.domain.clock import FakeClock
 from app.identity import COOKIE, COOKIE_MAX_AGE
 from app.main import create_app
 from tests.app.conftest import SECRET, ClientFactory, make_settings
+from tests.support.contract import checked
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game, rows_of
 from tests.support.server import ROOT, LiveServer, free_port, live_server
@@ -105,7 +106,9 @@ async def clocked(sqlite_url: str) -> AsyncIterator[tuple[FastAPI, FakeClock]]:
 
 
 def client_of(application: FastAPI, cookie: str | None = None) -> httpx.AsyncClient:
-    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=application), base_url="http://t")
+    client = checked(
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=application), base_url="http://t")
+    )
     if cookie is not None:
         client.cookies.set(COOKIE, cookie)
     return client

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.domain.clock import FakeClock
 from app.main import create_app
+from tests.support.contract import checked
 from tests.support.gameplay import MovePicker, quick_game
 from tests.support.smtp import SmtpServer
 
@@ -39,7 +40,7 @@ async def mail_app(
 
 def site_client(app: FastAPI) -> httpx.AsyncClient:
     """A browser of the site (https: its cookies are Secure, as PUBLIC_ORIGIN says)."""
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=ORIGIN)
+    return checked(httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=ORIGIN))
 
 
 async def your_turn_game(first: httpx.AsyncClient, second: httpx.AsyncClient) -> str:

@@ -1,4 +1,5 @@
-"""A test visitor: an httpx client (its own guest cookie) plus real websocket connections."""
+"""A test visitor: an httpx client (its own guest cookie) plus real websocket connections, every
+answer and message of which is checked against the documented contract (``tests/support/contract``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from app.identity import COOKIE
+from tests.support.contract import checked, contract
 from tests.support.patience import PATIENCE
 
 TIMEOUT = PATIENCE
@@ -19,8 +21,9 @@ TIMEOUT = PATIENCE
 class GameSocket:
     """One websocket to ``/ws/games/{id}``; every message received is kept in ``log``."""
 
-    def __init__(self, connection: ClientConnection) -> None:
+    def __init__(self, connection: ClientConnection, path: str = "/ws") -> None:
         self.connection = connection
+        self.path = path
         self.log: list[dict[str, Any]] = []
         self._pending: list[dict[str, Any]] = []
 
@@ -32,6 +35,7 @@ class GameSocket:
         if self._pending:
             return self._pending.pop(0)
         message: dict[str, Any] = json.loads(await asyncio.wait_for(self.connection.recv(), wait))
+        contract().check_message(message, f"websocket {self.path}")
         self.log.append(message)
         return message
 
@@ -62,7 +66,7 @@ class TestVisitor:
 
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
-        self.http = httpx.AsyncClient(base_url=base_url, timeout=TIMEOUT)
+        self.http = checked(httpx.AsyncClient(base_url=base_url, timeout=TIMEOUT))
         self.sockets: list[GameSocket] = []
 
     async def start(self, name: str | None = None) -> TestVisitor:
@@ -94,7 +98,7 @@ class TestVisitor:
         connection = await websockets.connect(
             url, additional_headers={"Cookie": self.cookie}, max_size=None
         )
-        socket = GameSocket(connection)
+        socket = GameSocket(connection, path)
         self.sockets.append(socket)
         return socket
 
