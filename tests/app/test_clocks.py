@@ -27,6 +27,7 @@ from tests.app.conftest import make_settings
 from tests.support.contract import checked
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 from tests.support.table import Seats
 from tests.support.wsclient import TestVisitor
@@ -340,8 +341,8 @@ async def _sigkill_and_restart(database_url: str, offset: Path, env: dict[str, s
     server.start()
     try:
         async with (
-            checked(httpx.AsyncClient(base_url=server.url)) as ann,
-            checked(httpx.AsyncClient(base_url=server.url)) as bob,
+            checked(httpx.AsyncClient(base_url=server.url, timeout=PATIENCE)) as ann,
+            checked(httpx.AsyncClient(base_url=server.url, timeout=PATIENCE)) as bob,
         ):
             await ann.put("/api/me", json={"name": "Ann"})
             await bob.put("/api/me", json={"name": "Bob"})

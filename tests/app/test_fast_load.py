@@ -22,6 +22,7 @@ from app.static_files import served
 from app.templating import STATIC_DIR, static_url
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker
+from tests.support.patience import PATIENCE
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 
@@ -48,7 +49,7 @@ def raw(client: httpx.Client, path: str, encoding: str) -> httpx.Response:
 
 @pytest.mark.parametrize("path", ["/", "/api/catalogue", "/static/js/game.js"])
 def test_gzip_when_asked_and_same_bytes(server: LiveServer, path: str) -> None:
-    with httpx.Client(base_url=server.url) as client:
+    with httpx.Client(base_url=server.url, timeout=PATIENCE) as client:
         plain = raw(client, path, "identity")
         packed = raw(client, path, "gzip, deflate, br")
     assert plain.status_code == packed.status_code == 200
@@ -67,7 +68,10 @@ def test_gzip_when_asked_and_same_bytes(server: LiveServer, path: str) -> None:
 
 
 def test_record_download_compressed_and_intact(server: LiveServer) -> None:
-    with httpx.Client(base_url=server.url) as one, httpx.Client(base_url=server.url) as two:
+    with (
+        httpx.Client(base_url=server.url, timeout=PATIENCE) as one,
+        httpx.Client(base_url=server.url, timeout=PATIENCE) as two,
+    ):
         made = one.post(
             "/api/games", json={"game": "valaturna", "options": {}, "seat": 1, "public": True}
         ).raise_for_status()
@@ -96,7 +100,7 @@ def test_record_download_compressed_and_intact(server: LiveServer) -> None:
 
 
 def test_small_answers_and_websockets_are_not_compressed(server: LiveServer) -> None:
-    with httpx.Client(base_url=server.url) as client:
+    with httpx.Client(base_url=server.url, timeout=PATIENCE) as client:
         small = raw(client, "/healthz", "gzip")
     assert "content-encoding" not in small.headers
     # a websocket passes the compression layer untouched (plain JSON frames, as ever)
@@ -114,14 +118,14 @@ def test_static_url_carries_the_file_hash() -> None:
 
 
 def test_pages_link_versioned_static_files(server: LiveServer) -> None:
-    with httpx.Client(base_url=server.url) as client:
+    with httpx.Client(base_url=server.url, timeout=PATIENCE) as client:
         page = client.get("/").text
     assert static_url("css/site.css") in page
     assert static_url("js/lobby.js") in page
 
 
 def test_versioned_static_is_immutable_unversioned_revalidates(server: LiveServer) -> None:
-    with httpx.Client(base_url=server.url) as client:
+    with httpx.Client(base_url=server.url, timeout=PATIENCE) as client:
         versioned = client.get(static_url("js/board.js"))
         plain = client.get("/static/js/board.js")  # how ES modules import each other
         stale = client.get("/static/js/board.js?v=000000000000")

@@ -67,7 +67,7 @@ def assert_error(response: httpx.Response, status: int, code: str) -> None:
 
 async def warm_up(server: LiveServer) -> None:
     """A few ordinary requests, so that what the first ones allocate is not counted as growth."""
-    async with httpx.AsyncClient(base_url=server.url) as client:
+    async with httpx.AsyncClient(base_url=server.url, timeout=PATIENCE) as client:
         for _ in range(3):
             await client.put("/api/me", json={"name": "Warm"})
             await client.post("/api/replay", json={"game": "exxit", "moves": []})
@@ -225,7 +225,7 @@ async def test_a_body_trickled_past_body_timeout_is_refused_and_closed(database_
     BODY_TIMEOUT, the connection closed, nothing changed (the visitor's name is the same)."""
     env = {"BODY_TIMEOUT": "1", "LOG_LEVEL": "warning"}
     with live_server(database_url, env) as slow_server:
-        async with httpx.AsyncClient(base_url=slow_server.url) as client:
+        async with httpx.AsyncClient(base_url=slow_server.url, timeout=PATIENCE) as client:
             await client.put("/api/me", json={"name": "Ann"})
             cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
             with connect(slow_server) as sock:
@@ -276,7 +276,7 @@ def access_lines(server: LiveServer, marker: str) -> list[str]:
 
 async def test_forwarded_headers_from_an_untrusted_peer_are_ignored(server: LiveServer) -> None:
     headers = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"}
-    async with httpx.AsyncClient(base_url=server.url) as client:
+    async with httpx.AsyncClient(base_url=server.url, timeout=PATIENCE) as client:
         response = await client.get("/api/catalogue?probe=untrusted", headers=headers)
     assert response.status_code == 200
     lines = access_lines(server, "probe=untrusted")
@@ -288,7 +288,7 @@ async def test_forwarded_headers_from_a_configured_proxy_are_believed(database_u
     env = {"FORWARDED_ALLOW_IPS": "127.0.0.1", "LOG_LEVEL": "info"}
     with live_server(database_url, env) as proxied:
         headers = {"X-Forwarded-For": "203.0.113.9"}
-        async with httpx.AsyncClient(base_url=proxied.url) as client:
+        async with httpx.AsyncClient(base_url=proxied.url, timeout=PATIENCE) as client:
             response = await client.get("/api/catalogue?probe=trusted", headers=headers)
         assert response.status_code == 200
         lines = access_lines(proxied, "probe=trusted")
@@ -296,7 +296,7 @@ async def test_forwarded_headers_from_a_configured_proxy_are_believed(database_u
 
 
 async def test_the_log_never_shows_a_join_token(server: LiveServer) -> None:
-    async with httpx.AsyncClient(base_url=server.url) as client:
+    async with httpx.AsyncClient(base_url=server.url, timeout=PATIENCE) as client:
         await client.get(f"/api/games/nosuchgame1?token={SECRET}")
         await client.get(f"/games/nosuchgame2?join={SECRET}&x=1")
         await client.get(f"/games/nosuchgame3/record.json?a=1&Token={SECRET}")

@@ -21,6 +21,7 @@ from tests.browser.boardpage import create
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots
 from tests.support.gameplay import smallest_options
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -99,7 +100,7 @@ def test_prompt_beside_the_board_and_one_clear_confirm(
         expect(page.locator("#move-input")).to_be_hidden()
         page.click("#typed summary")
         expect(page.locator("#send-typed")).to_have_text("Send typed move")
-        catalogue = httpx.get(f"{server.url}/api/catalogue").json()["games"]
+        catalogue = httpx.get(f"{server.url}/api/catalogue", timeout=PATIENCE).json()["games"]
         example = next(c for c in catalogue if c["slug"] == "jotun")["notation"][0]
         expect(page.locator("#move-input")).to_have_attribute("placeholder", f"e.g. {example}")
         assert page.locator("#typed #play-move").count() == 0

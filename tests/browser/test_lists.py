@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, Heartbeats, Screenshots
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 
 LONG_NAME = "Wolfeschlegelsteinhausen"[:24]
@@ -21,7 +22,10 @@ LONG_NAME = "Wolfeschlegelsteinhausen"[:24]
 
 def finished(server: LiveServer, names: tuple[str, str], slug: str = "exxit") -> str:
     """A public game between ``names``, seat 2 resigning at once; its id."""
-    with httpx.Client(base_url=server.url) as one, httpx.Client(base_url=server.url) as two:
+    with (
+        httpx.Client(base_url=server.url, timeout=PATIENCE) as one,
+        httpx.Client(base_url=server.url, timeout=PATIENCE) as two,
+    ):
         for client, name in ((one, names[0]), (two, names[1])):
             client.put("/api/me", json={"name": name}).raise_for_status()
         options = {"variant": "beginner"} if slug == "exxit" else {"size": 5}
@@ -118,7 +122,7 @@ def test_the_idle_lobby_makes_no_request_and_ages_its_entries(
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     # Someone creates a game: it reaches the lobby over the socket.
-    with httpx.Client(base_url=server.url) as other:
+    with httpx.Client(base_url=server.url, timeout=PATIENCE) as other:
         made = other.post(
             "/api/games", json={"game": "exxit", "options": {"variant": "beginner"}, "seat": 1}
         ).raise_for_status()
@@ -152,7 +156,7 @@ def test_the_lists_fit_a_phone_and_the_header_takes_one_row(
     long_game = ApiGame.create(server, "valaturna", {"size": 5})
     api_games.append(long_game)
     finished(server, (LONG_NAME, LONG_NAME[::-1]), "valaturna")
-    with httpx.Client(base_url=server.url) as host:
+    with httpx.Client(base_url=server.url, timeout=PATIENCE) as host:
         host.put("/api/me", json={"name": LONG_NAME}).raise_for_status()
         host.post(
             "/api/games", json={"game": "jotun", "options": {"size": 4}, "seat": 1}

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -125,7 +126,7 @@ def test_rules_pages_draw_their_diagrams(server: LiveServer, guests: Guests) -> 
         expect(boards.first).to_be_visible()
         assert boards.count() >= 2
         assert page.locator(".diagram .d-board .stack").count() > 0
-    assert httpx.get(f"{server.url}/rules/chess").status_code == 404
+    assert httpx.get(f"{server.url}/rules/chess", timeout=PATIENCE).status_code == 404
 
 
 def test_jotun_hover_previews_the_path(

@@ -30,6 +30,7 @@ from tests.browser.helpers import (
     move_count,
     play_one_move,
 )
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -141,7 +142,9 @@ def test_play_watch_archive_replay(
         expect(page.locator("#board svg.active")).to_have_count(0)  # no move is offered
     assert status_of(cy) == "finished"
     result = cy.inner_text("#result")
-    outcome = httpx.get(f"{server.url}/api/games/{game_id}").json()["game"]["result"]
+    outcome = httpx.get(f"{server.url}/api/games/{game_id}", timeout=PATIENCE).json()["game"][
+        "result"
+    ]
     # winner first, then why in words (tests/browser/test_game_page.py checks each game's terms)
     winner = {1: "Ann", 2: "Bo", None: "Draw"}[outcome["winner"]]
     assert winner in result.split(" — ")[0] and " — " in result, result

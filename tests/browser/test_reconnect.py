@@ -18,6 +18,7 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ConsoleErrors, create_game, join_game, play_one_move
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -105,7 +106,10 @@ def test_reconnection_keeps_every_move(
         }""",
         arg=cell,
     )
-    assert httpx.get(f"{server.url}/api/games/{game_id}").json()["game"]["moves"] == played
+    assert (
+        httpx.get(f"{server.url}/api/games/{game_id}", timeout=PATIENCE).json()["game"]["moves"]
+        == played
+    )
     assert moves(waiter) == played
     restore(mover)
     played.append(cell)

@@ -19,12 +19,13 @@ import pytest
 import games
 from games.bench import random_game
 from tests.support.gameplay import smallest_options
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 
 
 @pytest.fixture(scope="module")
 def client(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url) as c:
+    with httpx.Client(base_url=server.url, timeout=PATIENCE) as c:
         yield c
 
 

@@ -17,6 +17,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, Screenshots
 from tests.support.databases import fresh_database
+from tests.support.patience import PATIENCE
 from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer
 
@@ -193,7 +194,7 @@ def test_a_rematch_with_the_seats_swapped(clocked: Clocked, guests: Guests) -> N
     assert ann.evaluate("window.hexmoot.state.you.seat") == 2
     assert bob.evaluate("window.hexmoot.state.you.seat") == 1
     new_id = ann.url.rsplit("/", 1)[1]
-    with httpx.Client(base_url=clocked.server.url) as http:
+    with httpx.Client(base_url=clocked.server.url, timeout=PATIENCE) as http:
         assert http.get(f"/api/games/{old}").json()["game"]["rematch_id"] == new_id
 
 
