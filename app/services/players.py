@@ -4,7 +4,7 @@ against the visitor, and each game's best ratings (established first, provisiona
 from __future__ import annotations
 
 from collections import Counter
-from typing import Literal
+from typing import Literal, TypedDict
 
 from app.domain.ratings import PROVISIONAL_DEVIATION
 from app.errors import AppError, ErrorCode, excerpt
@@ -27,10 +27,20 @@ PROFILE_GAMES = 50
 Outcome = Literal["won", "lost", "draw"]
 
 
-def _rating(rating: Rating) -> RatingOut:
-    return RatingOut(
-        game=rating.slug,
-        title=title(rating.slug),
+class Figures(TypedDict):
+    """What a profile and a leaderboard both show of a rating."""
+
+    rating: int
+    deviation: int
+    provisional: bool
+    games: int
+    wins: int
+    losses: int
+    draws: int
+
+
+def _figures(rating: Rating) -> Figures:
+    return Figures(
         rating=round(rating.rating),
         deviation=round(rating.deviation),
         provisional=rating.deviation > PROVISIONAL_DEVIATION,
@@ -39,6 +49,10 @@ def _rating(rating: Rating) -> RatingOut:
         losses=rating.losses,
         draws=rating.draws,
     )
+
+
+def _rating(rating: Rating) -> RatingOut:
+    return RatingOut(game=rating.slug, title=title(rating.slug), **_figures(rating))
 
 
 def _outcome(game: Game, ids: set[str]) -> tuple[int, Outcome]:
@@ -116,13 +130,7 @@ class PlayerService:
                 rank=rank,
                 username=account.username,
                 display_name=account.display_name,
-                rating=round(rating.rating),
-                deviation=round(rating.deviation),
-                provisional=rating.deviation > PROVISIONAL_DEVIATION,
-                games=rating.games,
-                wins=rating.wins,
-                losses=rating.losses,
-                draws=rating.draws,
+                **_figures(rating),
             )
             for rank, (rating, account) in enumerate(ranked[: reads.LEADERBOARD_SIZE], start=1)
         ]
