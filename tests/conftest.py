@@ -14,8 +14,11 @@ were silently ignored.
 
 from __future__ import annotations
 
+import asyncio
+import io
 import os
 import re
+import signal
 from typing import Any
 
 import pytest
@@ -60,3 +63,36 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
             return work_unit(nodeid)
 
     return ModuleFixtureScheduling(config, log)
+
+
+# --- a test that hangs fails, with the stacks of what it waits for ------------------------------
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> Any:
+    """pytest-timeout (``timeout`` in pyproject.toml) fails a test that runs too long, printing
+    the stacks of its threads. An async test that hangs sits in the event loop's ``select`` with
+    every thread idle, so those stacks say nothing: print the stack of each asyncio task first."""
+    result = yield
+    fail = signal.getsignal(signal.SIGALRM)
+    if callable(fail):  # pytest-timeout's signal method (its thread method has no event loop)
+
+        def handler(signum: int, frame: Any) -> None:
+            __tracebackhide__ = True
+            _print_tasks(item.config.get_terminal_writer())
+            fail(signum, frame)
+
+        signal.signal(signal.SIGALRM, handler)
+    return result
+
+
+def _print_tasks(terminal: Any) -> None:
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # the test hung outside the event loop
+        return
+    for task in asyncio.all_tasks(loop):
+        stack = io.StringIO()
+        task.print_stack(file=stack)
+        terminal.sep("~", title=f"asyncio task {task.get_name()}")
+        terminal.write(stack.getvalue())
