@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     away_grace: float = Field(default=60.0, ge=0)
     # Tests move a real server's clock: the file holds milliseconds added to the system clock.
     clock_offset_file: str | None = None
+    # With the offset file: the clock stands still but for the offset (see OffsetClock).
+    clock_frozen: bool = False
     # Worker processes for the rules of games with slow positions (Jotun), and the seconds a
     # worker call may run before its worker is stopped and replaced (``rules_timeout``, 503); see
     # app/runtime/rules.py.

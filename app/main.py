@@ -40,7 +40,9 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     settings = settings or get_settings()
     if clock is None:
         clock = (
-            OffsetClock(settings.clock_offset_file) if settings.clock_offset_file else SystemClock()
+            OffsetClock(settings.clock_offset_file, settings.clock_frozen)
+            if settings.clock_offset_file
+            else SystemClock()
         )
 
     @asynccontextmanager

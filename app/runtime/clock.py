@@ -21,10 +21,16 @@ class SystemClock:
 class OffsetClock(SystemClock):
     """The system clock plus a number of milliseconds read from a file (0 if it is missing or not
     a number): a test moves a real server process through time by writing the file (settings:
-    ``CLOCK_OFFSET_FILE``). Sleeps are real."""
+    ``CLOCK_OFFSET_FILE``). Sleeps are real.
 
-    def __init__(self, path: str) -> None:
+    ``frozen`` (``CLOCK_FROZEN``): the clock stands still at the time it was made, plus the file's
+    milliseconds, so that only the test moves it. A test of what a player's clock shows then
+    reads exact figures, however long the machine takes to draw the page between two moves.
+    """
+
+    def __init__(self, path: str, frozen: bool = False) -> None:
         self.path = path
+        self.frozen_at = super().now() if frozen else None
 
     def now(self) -> int:
         try:
@@ -32,4 +38,4 @@ class OffsetClock(SystemClock):
                 offset = int(file.read().strip() or 0)
         except (OSError, ValueError):
             offset = 0
-        return super().now() + offset
+        return (self.frozen_at if self.frozen_at is not None else super().now()) + offset
