@@ -330,7 +330,7 @@ async def test_sigkill_and_restart_cost_no_clock_time(backend: str, tmp_path: Pa
     minutes of its clock, restarted: neither player lost clock time."""
     offset = tmp_path / "offset"
     offset.write_text("0")
-    env = {"CLOCK_OFFSET_FILE": str(offset)}
+    env = {"CLOCK_OFFSET_FILE": str(offset), "CLOCK_FROZEN": "1"}
     # A database of its own: the other tests' fake clocks run years ahead of this real one.
     with fresh_database(backend, tmp_path) as database_url:
         await _sigkill_and_restart(database_url, offset, env)
@@ -356,9 +356,9 @@ async def _sigkill_and_restart(database_url: str, offset: Path, env: dict[str, s
             server.start()
             after = (await table.snapshot())["game"]
             assert after["status"] == "active"
-            # At most the time the server really ran between the two reads, and one beat.
-            lost = before["remaining"][0] - after["clock"]["remaining"][0]
-            assert 0 <= lost <= 2_500, (before, after["clock"])
+            # The server's clock stands still but for the ten minutes it was down (however long the
+            # busy machine takes to restart it): not a millisecond of them is charged.
+            assert after["clock"]["remaining"] == before["remaining"], (before, after["clock"])
             assert after["clock"]["remaining"][1] == 60_000
     finally:
         server.stop()
@@ -431,7 +431,7 @@ async def test_a_dropped_socket_can_be_claimed_after_its_grace(
     offset = tmp_path / "offset"
     offset.write_text("0")
     with fresh_database(backend, tmp_path) as database_url:
-        server = LiveServer(database_url, {"CLOCK_OFFSET_FILE": str(offset)})
+        server = LiveServer(database_url, {"CLOCK_OFFSET_FILE": str(offset), "CLOCK_FROZEN": "1"})
         server.start()
         ann = await TestVisitor(server.url).start("Ann")
         bob = await TestVisitor(server.url).start("Bob")
@@ -449,8 +449,9 @@ async def test_a_dropped_socket_can_be_claimed_after_its_grace(
                 table = await watching.expect("table")
                 if table["away"][1] is not None:
                     break
-            # less the moment between his join and his socket: absence is no open socket
-            assert 55_000 < table["away"][1]["grace"] <= 60_000
+            # His whole grace: the server's clock stood still while he joined and opened the page
+            # (test_a_player_who_never_opened_a_socket_is_away charges that moment).
+            assert table["away"][1]["grace"] == 60_000
             early = await ann.http.post(f"/api/games/{game_id}/claim")
             assert early.status_code == 409, early.text
             assert early.json()["error"]["code"] == "cannot_claim"
