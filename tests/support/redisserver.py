@@ -13,7 +13,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from tests.support.server import free_port
+from tests.support.patience import PATIENCE
+from tests.support.server import free_port, listens
 
 
 class RedisServer:
@@ -35,12 +36,17 @@ class RedisServer:
             ],
             stdout=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
-                return
+        deadline = time.monotonic() + PATIENCE
+        while time.monotonic() < deadline and self.process.poll() is None:
+            # Ours, not another process that took the port first (ours then exits, ending the loop).
+            if listens(self.process.pid, self.port):
+                with (
+                    contextlib.suppress(OSError),
+                    socket.create_connection(("127.0.0.1", self.port)),
+                ):
+                    return
             time.sleep(0.02)
-        raise RuntimeError("redis-server did not start")
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:

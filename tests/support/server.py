@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import psutil
 
 from tests.support.patience import PATIENCE
 
@@ -39,6 +40,17 @@ def port_is_free(port: int) -> bool:
         except OSError:
             return False
         return True
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` listens on TCP ``port``: a server a test started answers on its
+    port only once this holds, since another test's server may take the port between
+    :func:`free_port` and the bind, and answer for ours while ours is about to exit."""
+    try:
+        sockets = psutil.Process(pid).net_connections(kind="tcp")
+    except psutil.Error:  # it exited meanwhile
+        return False
+    return any(s.status == psutil.CONN_LISTEN and s.laddr and s.laddr.port == port for s in sockets)
 
 
 class PortTaken(RuntimeError):
@@ -113,13 +125,21 @@ class LiveServer:
                     f"the server exited with {self.process.returncode}:\n{self.log()[-4000:]}"
                 )
             try:
-                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                # The answer must be our process's (see listens()).
+                if (
+                    httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200
+                    and self._listening()
+                ):
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.05)
         self.stop()
         raise RuntimeError(f"the server did not become healthy in time:\n{self.log()[-4000:]}")
+
+    def _listening(self) -> bool:
+        assert self.process is not None
+        return listens(self.process.pid, self.port)
 
     def log(self) -> str:
         """Everything the process printed so far (stdout and stderr, every start)."""
