@@ -342,7 +342,7 @@ def test_websockets_outlast_the_protocols_idle_limit() -> None:
     timeouts on the socket (its default, 60 s, would race the app's) are well above that."""
     websocket = find(SERVER, "location", "/ws/").block
     idle = Settings().ws_idle_timeout
-    for name in ("proxy_read_timeout", "proxy_send_timeout"):
+    for name in ("proxy_read_timeout", "proxy_send_timeout", "send_timeout"):
         assert seconds(value(websocket, name)[0]) >= 2 * idle, name
     assert value(websocket, "proxy_buffering") == ["off"]
 
