@@ -10,7 +10,17 @@ COPY migrations migrations
 COPY templates templates
 COPY static static
 RUN pip install --no-cache-dir --no-deps .
+# Every service of this image runs as an unprivileged user of its own.
+RUN useradd --system --user-group --uid 10001 --no-create-home --home-dir /nonexistent hexmoot \
+    && mkdir /srv/public && chown hexmoot:hexmoot /srv/public
+USER hexmoot
+# The processed copy of static/ that nginx serves, as the app serves it (minified, and under each
+# file's hash). compose.yaml's `static` service writes it again into nginx's volume at every `up`,
+# over the previous deploy's; a new volume starts out as this copy, owned by this user.
+RUN python -m app.static_files build /srv/public
 ENV HOST=0.0.0.0 PORT=8000
 EXPOSE 8000
 # The production configuration of uvicorn (app/serve.py), read from the environment's settings.
-CMD ["sh", "-c", "alembic upgrade head && exec python -m app.serve"]
+# No migrations here: with several app processes, compose.yaml's one-shot `migrate` service runs
+# them once, before any of them starts.
+CMD ["python", "-m", "app.serve"]

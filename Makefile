@@ -8,12 +8,15 @@ PORT   ?= 8000
 DATABASE_URL ?= sqlite+aiosqlite:///./data/hexmoot.db
 # pytest-xdist workers: a number, or auto (one per CPU). `make pytest WORKERS=0` runs in one process.
 WORKERS ?= auto
+# `make cluster`: how many app processes, and nginx's port.
+N ?= 2
+CLUSTER_PORT ?= 8080
 # The lock tool's own version, so that `make lock` writes the same files on every machine.
 UV_VERSION ?= 0.13.9
 export HOST PORT DATABASE_URL
 
-.PHONY: help run test check install install-test install-js lock browser services lint format typecheck \
-	pytest bench schema clean
+.PHONY: help run cluster test check install install-test install-js lock browser nginx services lint \
+	format typecheck pytest bench schema clean
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -25,9 +28,15 @@ run: install  ## install, migrate the embedded SQLite database, serve http://HOS
 	$(BIN)/alembic upgrade head
 	DEV_MODE=1 $(BIN)/python -m app.serve
 
-test: install-test install-js browser services lint typecheck pytest  ## everything the tests need, then all checks and every test
+# The production topology without Docker (deploy/cluster.py): nginx with deploy/nginx.conf, the file
+# compose.yaml mounts, in front of N app processes on a PostgreSQL database of its own
+# (hexmoot_cluster) and the local Redis. Ctrl-C stops it all.
+cluster: install services nginx  ## try the production setup: nginx on http://127.0.0.1:CLUSTER_PORT (8080) in front of N (2) app processes on PostgreSQL and Redis
+	$(BIN)/python -m deploy.cluster --processes $(N) --port $(CLUSTER_PORT)
 
-check: install-test install-js services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
+test: install-test install-js browser nginx services lint typecheck pytest  ## everything the tests need, then all checks and every test
+
+check: install-test install-js nginx services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
 	$(BIN)/pytest -n $(WORKERS) -m 'not slow and not browser'
 
 $(BIN)/python:
@@ -79,6 +88,14 @@ browser:  ## Debian's Chromium for the browser tests (never a downloaded browser
 		DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) \
 			apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; }
 
+# Debian's package (nginx 1.22 on bookworm): the proxy of `make cluster` and of tests/deploy/.
+nginx:  ## Debian's nginx for `make cluster` and the deployment tests
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+		echo "installing Debian's nginx"; \
+		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) \
+			apt-get install -y -qq nginx >/dev/null; }
+
 services:  ## PostgreSQL and Redis on loopback, started if this machine has them stopped
 	@bash .ci/services
 
@@ -95,7 +112,7 @@ format:  ## let ruff fix what it can and format the code
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-typecheck:  ## mypy --strict over games, app and migrations
+typecheck:  ## mypy --strict over games, app, migrations and deploy
 	$(BIN)/mypy
 
 pytest: install-js  ## every test, slow and browser ones included, in parallel (WORKERS=auto)

@@ -30,8 +30,7 @@ from app.runtime.rules import RulesRunner
 from app.runtime.scheduler import every
 from app.runtime.throttle import Throttle
 from app.services import GameService
-from app.static_files import VersionedStaticFiles, served
-from app.templating import STATIC_DIR
+from app.static_files import STATIC_DIR, VersionedStaticFiles, served
 
 
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> FastAPI:

@@ -16,10 +16,16 @@ is local to a function, never an export. rjsmin, tried first, is a tokenizer tha
 a nested template literal (```${n} ${colour}``` became "2white"); a parser does not. A module it
 cannot parse is served stripped line by line instead (:func:`strip_js`), never refused. The sources
 stay as written; the game page's JS and CSS go from 149 KB as written to 90 KB served.
+
+Behind a reverse proxy the proxy serves the same copy itself: ``python -m app.static_files build
+DIR`` writes it for the proxy (:func:`publish`), each file once under its plain path and once under
+its hash, so that the proxy can tell a current ``?v=`` from any other without reading the file
+(``deploy/nginx.conf``).
 """
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import hashlib
 import logging
@@ -37,6 +43,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 log = logging.getLogger(__name__)
+
+#: The files pages load, as written (what is served is their processed copy: :func:`served`).
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -110,12 +119,8 @@ def minify_js(text: str) -> str:
     return out
 
 
-@cache
-def served(source: Path) -> Path:
-    """The directory served for ``source``: its files, CSS and JS minified (see the module's
-    docstring), written once per process into a temporary directory removed at exit."""
-    target = Path(tempfile.mkdtemp(prefix="hexmoot-static-"))
-    atexit.register(shutil.rmtree, target, True)
+def build(source: Path, target: Path) -> None:
+    """Write ``source``'s files into ``target``, CSS and JS minified (see the module's docstring)."""
     for path in sorted(source.rglob("*")):
         if path.is_dir():
             continue
@@ -128,4 +133,62 @@ def served(source: Path) -> Path:
             out.write_text(minify_js(path.read_text(encoding="utf-8")), encoding="utf-8")
         else:
             shutil.copyfile(path, out)
+
+
+@cache
+def served(source: Path) -> Path:
+    """The directory served for ``source``: its processed copy (:func:`build`), written once per
+    process into a temporary directory removed at exit."""
+    target = Path(tempfile.mkdtemp(prefix="hexmoot-static-"))
+    atexit.register(shutil.rmtree, target, True)
+    build(source, target)
     return target
+
+
+def publish(source: Path, directory: Path) -> None:
+    """Write ``source``'s processed copy into ``directory`` for a reverse proxy to serve
+    ``/static/`` from it with this module's cache policy:
+
+    - ``directory/static/<path>``: the file, for any request (:data:`REVALIDATE`);
+    - ``directory/hashed/<hash>/static/<path>``: the same bytes, for ``?v=<hash>`` with the
+      :func:`file_hash` of those bytes, the URL pages link (:data:`IMMUTABLE`).
+
+    Each file is replaced whole (a proxy serving the directory meanwhile sees the old bytes or the
+    new, never a mix), and earlier hashes are kept: a page drawn before a deploy still loads its
+    scripts while the processes restart one after another.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=directory))
+    try:
+        build(source, staging)
+        for path in sorted(staging.rglob("*")):
+            if path.is_dir():
+                continue
+            name = Path("static") / path.relative_to(staging)
+            path.chmod(0o644)  # readable by the proxy's own user
+            hashed = directory / "hashed" / file_hash(path) / name
+            if not hashed.exists():  # the same hash names the same bytes
+                hashed.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, hashed.with_name(f".{hashed.name}.new"))
+                os.replace(hashed.with_name(f".{hashed.name}.new"), hashed)
+            (directory / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, directory / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m app.static_files build DIR``: :func:`publish` ``static/`` into DIR."""
+    parser = argparse.ArgumentParser(prog="python -m app.static_files")
+    commands = parser.add_subparsers(dest="command", required=True)
+    build_command = commands.add_parser(
+        "build", help="write the processed copy of static/ that a reverse proxy serves"
+    )
+    build_command.add_argument("directory", type=Path)
+    args = parser.parse_args(argv)
+    publish(STATIC_DIR, args.directory)
+    print(f"static files written to {args.directory}")
+
+
+if __name__ == "__main__":
+    main()

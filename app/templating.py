@@ -17,11 +17,10 @@ from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from app.runtime import rules as rules_runner
-from app.static_files import file_hash, served
+from app.static_files import STATIC_DIR, file_hash, served
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATES_DIR = ROOT / "templates"
-STATIC_DIR = ROOT / "static"
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-GROUPED = ("tests/app/", "tests/browser/")  # modules whose tests share module-scoped fixtures
+GROUPED = ("tests/app/", "tests/browser/", "tests/deploy/")  # modules sharing module fixtures
 BACKENDS = ("sqlite", "postgres")  # tests/app/conftest.py's module-scoped `backend` parameter
 
 

@@ -18,8 +18,8 @@ import minify
 import pytest
 from websockets.sync.client import connect
 
-from app.static_files import served
-from app.templating import STATIC_DIR, static_url
+from app.static_files import STATIC_DIR, file_hash, main, served
+from app.templating import static_url
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker
 from tests.support.patience import PATIENCE
@@ -187,3 +187,23 @@ def test_each_pages_own_js_and_css_stay_under_100_kb(template: str) -> None:
     print(f"{template}: js+css {total} bytes, {packed} gzipped, {len(names)} files")
     assert "css/site.css" in names and "js/theme.js" in names
     assert total < 100_000, sorted(names)
+
+
+def test_the_copy_for_a_proxy_holds_the_served_bytes_under_both_urls(tmp_path) -> None:
+    """``python -m app.static_files build DIR``: each served file at ``static/<path>`` (any URL)
+    and at ``hashed/<hash>/static/<path>`` (its current ``?v=``); an older hash is kept."""
+    stale = tmp_path / "hashed" / "000000000000" / "static" / "js" / "game.js"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("the last deploy's game.js")
+    for _ in range(2):  # a second build over the first changes nothing
+        main(["build", str(tmp_path)])
+        source = served(STATIC_DIR)
+        names = sorted(p.relative_to(source) for p in source.rglob("*") if p.is_file())
+        assert names and sum(p.is_file() for p in (tmp_path / "static").rglob("*")) == len(names)
+        for name in names:
+            data = (source / name).read_bytes()
+            assert (tmp_path / "static" / name).read_bytes() == data, name
+            hashed = tmp_path / "hashed" / file_hash(source / name) / "static" / name
+            assert hashed.read_bytes() == data, name
+        assert stale.read_text() == "the last deploy's game.js"
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -102,7 +102,12 @@ class TestVisitor:
         self.sockets.append(socket)
         return socket
 
-    async def close(self) -> None:
+    async def close_sockets(self) -> None:
+        """Close every websocket this visitor opened so far."""
         for socket in self.sockets:
             await socket.close()
+        self.sockets.clear()
+
+    async def close(self) -> None:
+        await self.close_sockets()
         await self.http.aclose()
