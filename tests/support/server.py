@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -17,29 +16,10 @@ from pathlib import Path
 import httpx
 import psutil
 
+from deploy.cluster import free_port, port_is_free
 from tests.support.patience import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now (another process may take it before we bind it:
-    :meth:`LiveServer.start` then tries another)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def port_is_free(port: int) -> bool:
-    """Whether 127.0.0.1:``port`` can be bound now (as uvicorn binds: ``SO_REUSEADDR``)."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 def listens(pid: int, port: int) -> bool:
