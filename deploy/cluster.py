@@ -337,7 +337,8 @@ class Cluster:
                 self.apps.append(self._start_app(number))
             (self.directory / "nginx.conf").symlink_to(NGINX_CONF)
             (self.directory / "upstreams.conf").write_text(
-                "".join(f"server 127.0.0.1:{app.port};\n" for app in self.apps)
+                # max_fails=0, as in deploy/compose/upstreams.conf (see there).
+                "".join(f"server 127.0.0.1:{app.port} max_fails=0;\n" for app in self.apps)
             )
             self._start_nginx()
         except BaseException:

@@ -363,12 +363,6 @@ async def test_a_rolling_restart_under_play(cluster: Cluster) -> None:
         # And nginx answers once the deploy is done.
         async with httpx.AsyncClient(base_url=cluster.url, timeout=PATIENCE) as plain:
             answer = await plain.get(f"/api/games/{tables[0].game_id}")
-        if answer.status_code == 502 and "no live upstreams" in cluster.nginx.log():
-            pytest.xfail(
-                "finding: nginx still counts a restarted process as failed (max_fails=1,"
-                " fail_timeout=10s, the defaults) when the next one goes down, and answers 502"
-                " 'no live upstreams' although both processes are up"
-            )
         assert answer.status_code == 200, answer.text
     finally:
         await close(visitors, tables)
