@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import re
 import secrets
@@ -35,6 +36,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
@@ -78,6 +80,37 @@ def port_is_free(port: int) -> bool:
         except OSError:
             return False
         return True
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` listens on TCP ``port``, read from Linux's ``/proc`` (elsewhere,
+    taken as true). A server that answers on its port is ours only if this holds: another process
+    may take the port between :func:`free_port` and our bind, and answer while ours exits."""
+    if not Path("/proc").is_dir():
+        return True
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:  # it exited
+        return False
+    inodes = set()
+    for fd in descriptors:
+        with contextlib.suppress(OSError):  # closed meanwhile
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("socket:["):
+                inodes.add(link[len("socket:[") : -1])
+    for table in ("tcp", "tcp6"):
+        try:
+            rows = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:  # sl, local address:port (hex), remote, state, ..., inode (10th)
+            fields = row.split()
+            if len(fields) < 10:
+                continue
+            local, state, inode = fields[1], fields[3], fields[9]
+            if state == "0A" and int(local.rsplit(":", 1)[1], 16) == port and inode in inodes:
+                return True  # 0A: LISTEN
+    return False
 
 
 def find_nginx() -> str:
@@ -240,10 +273,12 @@ def answers(url: str) -> bool:
 
 
 def wait_until(child: Child, url: str, timeout: float) -> None:
-    """Wait until ``url`` answers 200; :class:`ClusterError` if ``child`` exits first, or after
-    ``timeout`` seconds."""
+    """Wait until ``url`` answers 200 from ``child`` itself (:func:`listens`); :class:`ClusterError`
+    if ``child`` exits first, or after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
-    while not answers(url):
+    port = urllib.parse.urlsplit(url).port
+    assert port is not None, url
+    while not (answers(url) and listens(child.pid, port)):
         if not child.running():
             raise ClusterError(f"{child.name} exited:\n{child.log()[-4000:]}")
         if time.monotonic() > deadline:

@@ -14,23 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
-import psutil
 
-from deploy.cluster import free_port, port_is_free
+from deploy.cluster import free_port, listens, port_is_free
 from tests.support.patience import PATIENCE
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def listens(pid: int, port: int) -> bool:
-    """Whether process ``pid`` listens on TCP ``port``: a server a test started answers on its
-    port only once this holds, since another test's server may take the port between
-    :func:`free_port` and the bind, and answer for ours while ours is about to exit."""
-    try:
-        sockets = psutil.Process(pid).net_connections(kind="tcp")
-    except psutil.Error:  # it exited meanwhile
-        return False
-    return any(s.status == psutil.CONN_LISTEN and s.laddr and s.laddr.port == port for s in sockets)
 
 
 class PortTaken(RuntimeError):
