@@ -1,8 +1,10 @@
 """The websocket load generator: N games, 2 players and S spectators each, random legal moves.
 
-Everything runs on loopback against a real uvicorn process on a fresh migrated database. Bounded:
-at most 2,000 games and 300 s per step. A move's round trip runs from the moment its player sends
-it until the opponent and every spectator of the game have received its event.
+Everything runs on loopback against a :class:`Target`: a real uvicorn process on a fresh migrated
+database, the cluster (nginx in front of N processes), or the floor (tests/load/floor.py, a bare
+fan-out). Bounded: at most 2,000 games and 300 s per step. A move's round trip runs from the
+moment its player sends it until the opponent and every spectator of the game have received its
+event.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import json
 import random
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 import psutil
@@ -24,10 +27,35 @@ from websockets.asyncio.client import ClientConnection
 
 import games
 from app.identity import COOKIE
-from tests.support.server import LiveServer
 
 MAX_GAMES = 2000
 MAX_SECONDS = 300.0
+
+
+class Site(Protocol):
+    """What the generator needs of a server: its base URLs."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def ws_url(self) -> str: ...
+
+
+@dataclass
+class Target:
+    """What a step loads: the site's URLs, the processes whose CPU and memory it reports (each
+    with its children: a rules worker, nginx's workers), and the client addresses its sockets
+    come from (nginx counts connections per address; all of 127.0.0.0/8 is this machine).
+    ``bare``: the floor, which has no HTTP API (its games are made up here, its seats are
+    cookies)."""
+
+    name: str
+    url: str
+    ws_url: str
+    pids: Sequence[int]
+    sources: Sequence[str] = ("127.0.0.1",)
+    bare: bool = False
 
 
 @dataclass
@@ -70,8 +98,20 @@ async def _visitor_cookie(client: httpx.AsyncClient, name: str) -> str:
     return f"{COOKIE}={response.cookies[COOKIE]}"
 
 
+def bare_games(
+    count: int, slug: str, options: dict[str, Any], seed: int
+) -> tuple[list[Game], dict[str, tuple[str, str]]]:
+    """The floor's games: made up here, as :func:`setup_games` makes Hexmoot's over HTTP."""
+    made = [
+        Game(f"g{i}", games.get(slug, **options), random.Random(seed + i)) for i in range(count)
+    ]
+    for game in made:
+        game.state = game.rules.initial_state()
+    return made, {game.id: ("seat=1", "seat=2") for game in made}
+
+
 async def setup_games(
-    server: LiveServer,
+    server: Site,
     count: int,
     slug: str,
     options: dict[str, Any],
@@ -114,25 +154,32 @@ async def setup_games(
 class Run:
     """Sockets, readers and the move scheduler of one load run."""
 
-    def __init__(self, server: LiveServer, spectators: int) -> None:
-        self.server = server
+    def __init__(self, target: Target, spectators: int) -> None:
+        self.target = target
         self.spectators = spectators
         self.stats = Stats()
         self.sockets: list[ClientConnection] = []
         self.readers: list[asyncio.Task[None]] = []
 
     async def connect(self, game: Game, cookies: tuple[str, str], limit: asyncio.Semaphore) -> None:
-        url = f"{self.server.ws_url}/ws/games/{game.id}"
+        url = f"{self.target.ws_url}/ws/games/{game.id}"
         async with limit:
             for seat, cookie in ((1, cookies[0]), (2, cookies[1])):
-                ws = await websockets.connect(url, additional_headers={"Cookie": cookie})
+                ws = await self._open(url, {"Cookie": cookie})
                 json.loads(await ws.recv())  # snapshot
                 game.players[seat] = ws
                 self._read(ws, game, seat)
             for _ in range(self.spectators):
-                ws = await websockets.connect(url)
+                ws = await self._open(url, {})
                 json.loads(await ws.recv())
                 self._read(ws, game, None)
+
+    async def _open(self, url: str, headers: dict[str, str]) -> ClientConnection:
+        """A socket from the next of the target's client addresses, in turn."""
+        source = self.target.sources[len(self.sockets) % len(self.target.sources)]
+        return await websockets.connect(
+            url, additional_headers=headers, local_addr=(source, 0), open_timeout=60
+        )
 
     def _read(self, ws: ClientConnection, game: Game, seat: int | None) -> None:
         self.sockets.append(ws)
@@ -243,8 +290,31 @@ class Run:
         await asyncio.gather(*self.readers, return_exceptions=True)
 
 
+def _tree_cpu(processes: list[psutil.Process]) -> float:
+    """The CPU seconds of ``processes`` and their children so far (those still running)."""
+    total = 0.0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            for one in [process, *process.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    times = one.cpu_times()
+                    total += times.user + times.system
+    return total
+
+
+def tree_rss(processes: list[psutil.Process]) -> float:
+    """The resident memory of ``processes`` and their children, in MiB."""
+    total = 0
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            for one in [process, *process.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    total += one.memory_info().rss
+    return total / 2**20
+
+
 async def load_step(
-    server: LiveServer,
+    target: Target,
     *,
     games_count: int,
     spectators: int,
@@ -259,26 +329,31 @@ async def load_step(
     every game's clocks run (and each move is charged) once both players have moved."""
     games_count = min(games_count, MAX_GAMES)
     seconds = min(seconds, MAX_SECONDS)
-    all_games, cookies = await setup_games(server, games_count, slug, options, seed, time_control)
-    run = Run(server, spectators)
+    if target.bare:
+        all_games, cookies = bare_games(games_count, slug, options, seed)
+    else:
+        all_games, cookies = await setup_games(
+            target, games_count, slug, options, seed, time_control
+        )
+    run = Run(target, spectators)
     limit = asyncio.Semaphore(50)
     keepalive = asyncio.create_task(run.keepalive())
     await asyncio.gather(*(run.connect(g, cookies[g.id], limit) for g in all_games))
-    assert server.process is not None
-    proc = psutil.Process(server.process.pid)
+    servers = [psutil.Process(pid) for pid in target.pids]
     me = psutil.Process()
     # The generator's own garbage collections would stall its 2,000 readers and be counted as
     # server latency: collect now, then keep the collector off for the bounded drive.
     gc.collect()
     gc.disable()
     try:
-        server_cpu0, me_cpu0 = proc.cpu_times(), me.cpu_times()
+        server_cpu0, me_cpu0 = _tree_cpu(servers), me.cpu_times()
         wall = await run.drive(all_games, rate, seconds)
-        server_cpu1, me_cpu1 = proc.cpu_times(), me.cpu_times()
+        server_cpu1, me_cpu1 = _tree_cpu(servers), me.cpu_times()
     finally:
         gc.enable()
     trips = [t * 1000 for t in run.stats.round_trips]
     figures = {
+        "target": target.name,
         "games": games_count,
         "sockets": len(run.sockets),
         "target_rate": rate,
@@ -290,10 +365,8 @@ async def load_step(
         "max_ms": max(trips) if trips else float("nan"),
         "mean_ms": statistics.fmean(trips) if trips else float("nan"),
         "errors": dict(run.stats.errors),
-        "server_cpu_pct": 100
-        * ((server_cpu1.user + server_cpu1.system) - (server_cpu0.user + server_cpu0.system))
-        / wall,
-        "server_rss_mb": proc.memory_info().rss / 2**20,
+        "server_cpu_pct": 100 * (server_cpu1 - server_cpu0) / wall,
+        "server_rss_mb": tree_rss(servers),
         "client_cpu_pct": 100
         * ((me_cpu1.user + me_cpu1.system) - (me_cpu0.user + me_cpu0.system))
         / wall,
