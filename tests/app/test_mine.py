@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from app.models import Challenge, Game
 from tests.app.conftest import ClientFactory
 from tests.support.accounts import login, signup
+from tests.support.contract import contract
 from tests.support.gameplay import MovePicker, quick_game
 from tests.support.server import LiveServer
 from tests.support.wsclient import TestVisitor
@@ -217,6 +218,7 @@ async def test_the_socket_lists_only_its_own_identitys_games(mine_server: LiveSe
         url = mine_server.url.replace("http", "ws", 1) + "/ws/me"
         async with websockets.connect(url) as stranger:  # no cookie at all
             first = json.loads(await stranger.recv())
+            contract().check_message(first, "websocket /ws/me")
             assert first["type"] == "mine" and first["turn_count"] == 0 and first["open"] == []
     finally:
         for visitor in (ann, bob, laptop):

@@ -27,6 +27,7 @@ from websockets.exceptions import ConnectionClosed
 from app.errors import STATUS
 from app.schemas import ErrorOut
 from tests.app.conftest import ClientFactory
+from tests.support.contract import checked
 from tests.support.databases import fresh_database
 from tests.support.patience import PATIENCE
 from tests.support.server import ROOT, LiveServer, free_port, live_server
@@ -67,7 +68,7 @@ def assert_error(response: httpx.Response, status: int, code: str) -> None:
 
 async def warm_up(server: LiveServer) -> None:
     """A few ordinary requests, so that what the first ones allocate is not counted as growth."""
-    async with httpx.AsyncClient(base_url=server.url, timeout=PATIENCE) as client:
+    async with checked(httpx.AsyncClient(base_url=server.url, timeout=PATIENCE)) as client:
         for _ in range(3):
             await client.put("/api/me", json={"name": "Warm"})
             await client.post("/api/replay", json={"game": "exxit", "moves": []})
@@ -126,7 +127,7 @@ async def chunks(total: int, size: int = 64 * 1024) -> AsyncIterator[bytes]:
 
 async def test_a_100_mb_body_is_refused_before_it_is_read(server: LiveServer) -> None:
     await warm_up(server)
-    async with httpx.AsyncClient(base_url=server.url, timeout=DEADLINE) as client:
+    async with checked(httpx.AsyncClient(base_url=server.url, timeout=DEADLINE)) as client:
         before = rss(server)
         response = await client.put(
             "/api/me",
@@ -143,7 +144,7 @@ async def test_a_100_mb_body_is_refused_before_it_is_read(server: LiveServer) ->
 
 async def test_a_chunked_body_is_cut_off_at_the_cap(server: LiveServer) -> None:
     await warm_up(server)
-    async with httpx.AsyncClient(base_url=server.url, timeout=DEADLINE) as client:
+    async with checked(httpx.AsyncClient(base_url=server.url, timeout=DEADLINE)) as client:
         before = rss(server)
         response = await client.put(  # no Content-Length: chunked transfer encoding
             "/api/me", content=chunks(50_000_000), headers={"Content-Type": "application/json"}
@@ -225,7 +226,7 @@ async def test_a_body_trickled_past_body_timeout_is_refused_and_closed(database_
     BODY_TIMEOUT, the connection closed, nothing changed (the visitor's name is the same)."""
     env = {"BODY_TIMEOUT": "1", "LOG_LEVEL": "warning"}
     with live_server(database_url, env) as slow_server:
-        async with httpx.AsyncClient(base_url=slow_server.url, timeout=PATIENCE) as client:
+        async with checked(httpx.AsyncClient(base_url=slow_server.url, timeout=PATIENCE)) as client:
             await client.put("/api/me", json={"name": "Ann"})
             cookie = "; ".join(f"{k}={v}" for k, v in client.cookies.items())
             with connect(slow_server) as sock:
@@ -252,7 +253,7 @@ async def test_a_slow_body_after_a_complete_head_is_still_answered(server: LiveS
             yield piece
             await asyncio.sleep(1.0)
 
-    async with httpx.AsyncClient(base_url=server.url, timeout=DEADLINE) as client:
+    async with checked(httpx.AsyncClient(base_url=server.url, timeout=DEADLINE)) as client:
         response = await client.put(
             "/api/me", content=slow_body(), headers={"Content-Type": "application/json"}
         )
@@ -276,7 +277,7 @@ def access_lines(server: LiveServer, marker: str) -> list[str]:
 
 async def test_forwarded_headers_from_an_untrusted_peer_are_ignored(server: LiveServer) -> None:
     headers = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"}
-    async with httpx.AsyncClient(base_url=server.url, timeout=PATIENCE) as client:
+    async with checked(httpx.AsyncClient(base_url=server.url, timeout=PATIENCE)) as client:
         response = await client.get("/api/catalogue?probe=untrusted", headers=headers)
     assert response.status_code == 200
     lines = access_lines(server, "probe=untrusted")
@@ -288,7 +289,7 @@ async def test_forwarded_headers_from_a_configured_proxy_are_believed(database_u
     env = {"FORWARDED_ALLOW_IPS": "127.0.0.1", "LOG_LEVEL": "info"}
     with live_server(database_url, env) as proxied:
         headers = {"X-Forwarded-For": "203.0.113.9"}
-        async with httpx.AsyncClient(base_url=proxied.url, timeout=PATIENCE) as client:
+        async with checked(httpx.AsyncClient(base_url=proxied.url, timeout=PATIENCE)) as client:
             response = await client.get("/api/catalogue?probe=trusted", headers=headers)
         assert response.status_code == 200
         lines = access_lines(proxied, "probe=trusted")
@@ -296,7 +297,7 @@ async def test_forwarded_headers_from_a_configured_proxy_are_believed(database_u
 
 
 async def test_the_log_never_shows_a_join_token(server: LiveServer) -> None:
-    async with httpx.AsyncClient(base_url=server.url, timeout=PATIENCE) as client:
+    async with checked(httpx.AsyncClient(base_url=server.url, timeout=PATIENCE)) as client:
         await client.get(f"/api/games/nosuchgame1?token={SECRET}")
         await client.get(f"/games/nosuchgame2?join={SECRET}&x=1")
         await client.get(f"/games/nosuchgame3/record.json?a=1&Token={SECRET}")
