@@ -1,0 +1,232 @@
+"""Nothing is per process (issue 27): the socket limits, the spectator count and the abandonment
+sweep's owner hold for the whole site, through two real server processes sharing one PostgreSQL
+database and one Redis (a prefix of each test's own), as in production (docs/state.md).
+
+The socket limits are small here (4 per guest, 4 per address) so a test opens a few sockets.
+A process killed outright (SIGKILL) stops counting once its lease lapses: the test moves the
+surviving process's clock past it (``CLOCK_OFFSET_FILE``) rather than waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from app.config import Settings
+from app.domain.clock import FakeClock
+from app.main import create_app
+from tests.app.conftest import make_settings
+from tests.support.databases import fresh_database
+from tests.support.gameplay import quick_game
+from tests.support.patience import PATIENCE
+from tests.support.server import LiveServer
+from tests.support.wsclient import TestVisitor
+
+REDIS = "redis://127.0.0.1:6379/0"
+PER_VISITOR = 4
+PER_ADDRESS = 6
+
+
+@pytest.fixture(scope="module")
+def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with fresh_database("postgres", tmp_path_factory.mktemp("sitewide")) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def two_processes(
+    database_url: str, tmp_path: Path, **env: str
+) -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two server processes on ``database_url`` and the shared Redis under a new prefix, each
+    with a clock offset file of its own (``server.offset_file``)."""
+    prefix = f"test-{secrets.token_hex(4)}:"
+    servers = []
+    try:
+        for n in (1, 2):
+            offset = tmp_path / f"offset-{n}"
+            offset.write_text("0")
+            server = LiveServer(
+                database_url,
+                {
+                    "REDIS_URL": REDIS,
+                    "REDIS_PREFIX": prefix,
+                    "WS_MAX_SOCKETS_PER_VISITOR": str(PER_VISITOR),
+                    "WS_MAX_SOCKETS_PER_IP": str(PER_ADDRESS),
+                    "CLOCK_OFFSET_FILE": str(offset),
+                    **env,
+                },
+            )
+            server.start()
+            servers.append(server)
+        yield servers[0], servers[1]
+    finally:
+        for server in servers:
+            server.stop()
+            server.log_path.unlink(missing_ok=True)
+
+
+async def connect(server: LiveServer, cookie: str | None = None) -> ClientConnection:
+    headers = {"Cookie": cookie} if cookie else {}
+    return await websockets.connect(server.ws_url + "/ws/live", additional_headers=headers)
+
+
+async def first(ws: ClientConnection) -> dict[str, Any]:
+    message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), PATIENCE))
+    return message
+
+
+async def accepted(server: LiveServer, cookie: str | None = None) -> ClientConnection:
+    """A socket to ``server`` that the server accepted (its first message is the list)."""
+    ws = await connect(server, cookie)
+    message = await first(ws)
+    assert message["type"] == "live", message
+    return ws
+
+
+async def refused(server: LiveServer, cookie: str | None = None) -> str:
+    """A socket to ``server`` that the server refused: the refusal's message."""
+    async with await connect(server, cookie) as ws:
+        message = await first(ws)
+        assert message["type"] == "error" and message["code"] == "too_many_sockets", message
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4429
+        text: str = message["message"]
+        return text
+
+
+async def eventually_accepted(server: LiveServer, cookie: str | None = None) -> ClientConnection:
+    """A socket accepted once the server has counted a closed one out (it sees the close soon
+    after the client sends it)."""
+    end = asyncio.get_running_loop().time() + PATIENCE
+    while True:
+        ws = await connect(server, cookie)
+        if (await first(ws))["type"] == "live":
+            return ws
+        await ws.close()
+        assert asyncio.get_running_loop().time() < end, "a closed socket never freed its place"
+        await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def guest(server: LiveServer, name: str) -> AsyncIterator[TestVisitor]:
+    visitor = await TestVisitor(server.url).start(name)
+    try:
+        yield visitor
+    finally:
+        await visitor.close()
+
+
+async def close_all(sockets: list[ClientConnection]) -> None:
+    for ws in sockets:
+        await ws.close()
+
+
+# --- the socket limits ------------------------------------------------------------------------
+
+
+async def test_a_guests_sockets_are_counted_across_processes(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A guest's sockets spread over two processes count together: the next is refused on
+    either, and closing one on one process frees a place on the other."""
+    with two_processes(database_url, tmp_path, WS_MAX_SOCKETS_PER_IP="1000") as (one, two):
+        async with guest(one, "Ann") as ann:
+            sockets = [await accepted((one, two)[n % 2], ann.cookie) for n in range(PER_VISITOR)]
+            for server in (one, two):
+                assert "per visitor" in await refused(server, ann.cookie)
+            async with guest(two, "Bo") as bo:  # another guest has places of its own
+                await (await accepted(one, bo.cookie)).close()
+            await sockets.pop(0).close()  # one of those on the first process
+            sockets.append(await eventually_accepted(two, ann.cookie))
+            assert "per visitor" in await refused(one, ann.cookie)
+            await close_all(sockets)
+
+
+async def test_an_addresss_sockets_are_counted_across_processes(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Sockets without a cookie are a new guest each: the limit per address holds for them,
+    over both processes."""
+    with two_processes(database_url, tmp_path) as (one, two):
+        sockets = [await accepted((one, two)[n % 2]) for n in range(PER_ADDRESS)]
+        for server in (one, two):
+            assert "per address" in await refused(server)
+        await sockets.pop().close()
+        sockets.append(await eventually_accepted(one))
+        await close_all(sockets)
+
+
+async def test_a_killed_processs_sockets_stop_counting_once_its_lease_lapses(
+    database_url: str, tmp_path: Path
+) -> None:
+    """SIGKILL: the process never says its sockets closed. They count until its lease lapses
+    (PRESENCE_TTL of the survivor's clock), then no more."""
+    with two_processes(database_url, tmp_path, WS_MAX_SOCKETS_PER_IP="1000") as (one, two):
+        async with guest(two, "Cleo") as cleo:
+            mine = [await accepted((one, two)[n % 2], cleo.cookie) for n in range(PER_VISITOR)]
+            one.kill()
+            assert "per visitor" in await refused(two, cleo.cookie)  # within the lease
+            ttl = Settings().presence_ttl
+            (tmp_path / "offset-2").write_text(str(int((ttl + 1) * 1000)))
+            # The survivor's own two still count; the killed process's two no longer do.
+            mine += [await accepted(two, cleo.cookie) for _ in range(PER_VISITOR // 2)]
+            assert "per visitor" in await refused(two, cleo.cookie)
+            await close_all(mine)
+
+
+# --- spectators -------------------------------------------------------------------------------
+
+
+async def test_spectators_on_both_processes_are_counted_together(
+    database_url: str, tmp_path: Path
+) -> None:
+    with two_processes(database_url, tmp_path) as (one, two):
+        async with guest(one, "Dan") as dan:
+            slug, options = quick_game()
+            created = await dan.http.post("/api/games", json={"game": slug, "options": options})
+            path = f"/ws/games/{created.json()['id']}"
+            watchers = []
+            for n, server in enumerate((one, two, one)):
+                ws = await websockets.connect(server.ws_url + path)
+                snapshot = await first(ws)
+                assert snapshot["type"] == "snapshot" and snapshot["spectators"] == n + 1
+                watchers.append(ws)
+            for ws in watchers:  # each hears the site's count, whichever process it is on
+                while (message := await first(ws))["type"] != "spectators" or message[
+                    "count"
+                ] != len(watchers):
+                    assert message["type"] == "spectators" and message["count"] < len(watchers)
+            await close_all(watchers)
+
+
+# --- the abandonment sweep: one owner ----------------------------------------------------------
+
+
+async def test_one_process_at_a_time_sweeps_abandoned_games(database_url: str) -> None:
+    """Each process's sweeper asks for the sweep's lease; one holds it while it lives, and
+    another takes it over once it lapses (as the deadline scheduler's)."""
+    clocks = [FakeClock(), FakeClock()]
+    apps = [create_app(make_settings(database_url), clock=clock) for clock in clocks]
+    async with contextlib.AsyncExitStack() as stack:
+        for app in apps:
+            await stack.enter_async_context(app.router.lifespan_context(app))
+        sweeps = [app.state.service.deadlines.sweep_abandoned for app in apps]
+        swept = [await sweep() for sweep in sweeps]
+        assert [n is not None for n in swept].count(True) == 1, swept
+        holder = 0 if swept[0] is not None else 1
+        other = 1 - holder
+        assert await sweeps[holder]() is not None and await sweeps[other]() is None
+        # The holder stops sweeping (as if it died): on the other's clock, its lease lapses.
+        clocks[other].advance(make_settings(database_url).abandon_check_every * 3 + 1)
+        assert await sweeps[other]() is not None
+        assert await sweeps[holder]() is None
