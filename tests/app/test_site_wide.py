@@ -212,12 +212,14 @@ async def test_spectators_on_both_processes_are_counted_together(
 # --- the abandonment sweep: one owner ----------------------------------------------------------
 
 
-async def test_one_process_at_a_time_sweeps_abandoned_games(database_url: str) -> None:
+async def test_one_process_at_a_time_sweeps_abandoned_games(tmp_path: Path) -> None:
     """Each process's sweeper asks for the sweep's lease; one holds it while it lives, and
-    another takes it over once it lapses (as the deadline scheduler's)."""
+    another takes it over once it lapses (as the deadline scheduler's). Two apps on one database
+    of the test's own (the fake clocks' time is before the other tests' leases)."""
     clocks = [FakeClock(), FakeClock()]
-    apps = [create_app(make_settings(database_url), clock=clock) for clock in clocks]
     async with contextlib.AsyncExitStack() as stack:
+        database_url = stack.enter_context(fresh_database("sqlite", tmp_path))
+        apps = [create_app(make_settings(database_url), clock=clock) for clock in clocks]
         for app in apps:
             await stack.enter_async_context(app.router.lifespan_context(app))
         sweeps = [app.state.service.deadlines.sweep_abandoned for app in apps]
