@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,10 +25,12 @@ from websockets.asyncio.client import ClientConnection
 from app.config import Settings
 from app.domain.clock import FakeClock
 from app.main import create_app
+from app.runtime.sockets import RedisSocketLimits, Refusal
 from tests.app.conftest import make_settings
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game
 from tests.support.patience import PATIENCE
+from tests.support.redisserver import redis_server
 from tests.support.server import LiveServer
 from tests.support.wsclient import TestVisitor
 
@@ -232,3 +235,82 @@ async def test_one_process_at_a_time_sweeps_abandoned_games(tmp_path: Path) -> N
         clocks[other].advance(make_settings(database_url).abandon_check_every * 3 + 1)
         assert await sweeps[other]() is not None
         assert await sweeps[holder]() is None
+
+
+# --- the socket limits' parts, called directly --------------------------------------------------
+
+
+def two_limits(url: str, clock: FakeClock, per_visitor: int = 2) -> list[RedisSocketLimits]:
+    """Two processes' socket limits on the Redis at ``url`` (a prefix of their own)."""
+    prefix = f"test-{secrets.token_hex(4)}:"
+    return [
+        RedisSocketLimits(per_visitor, 100, url=url, prefix=prefix, clock=clock, retry_after=0.0)
+        for _ in range(2)
+    ]
+
+
+async def test_while_redis_is_down_each_process_counts_its_own_sockets(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An outage never refuses everyone: each process admits up to the limit on its own sockets
+    (the outage logged once). Once Redis is back, empty, each process writes its sockets again at
+    its next admission or renewal, and the limit is the site's again; a socket closed during the
+    outage, which Redis never heard of, does not count."""
+    caplog.set_level(logging.WARNING, logger="hexmoot")
+    clock = FakeClock()
+    with redis_server() as redis:
+        one, two = two_limits(redis.url, clock)
+        try:
+            held = [await one.admit("ann", "a"), await two.admit("ann", "a")]
+            assert all(isinstance(n, int) for n in held)
+            assert await one.admit("ann", "a") == Refusal("visitor", 2)
+            redis.kill()
+            extra = await one.admit("ann", "b")  # one's own: 1 of 2
+            assert isinstance(extra, int) and await one.admit("ann", "c") == Refusal("visitor", 2)
+            assert isinstance(await two.admit("bo", "d"), int)
+            outage = [r for r in caplog.records if "socket limits" in r.getMessage()]
+            assert len(outage) == 2, outage  # once per process
+            await one.release(extra)  # Redis never hears of it
+            redis.start()  # empty: every set and lease is gone
+            await one.renew()
+            await two.renew()
+            # The site's count again: ann holds one socket on each process.
+            assert await two.admit("ann", "e") == Refusal("visitor", 2)
+            await one.release(held[0])
+            assert isinstance(await two.admit("ann", "f"), int)
+            assert "Redis answers again" in caplog.text
+        finally:
+            for limits in (one, two):
+                await limits.close()
+
+
+async def test_a_process_stopping_gives_its_sockets_up_at_once() -> None:
+    clock = FakeClock()
+    one, two = two_limits(REDIS, clock)
+    try:
+        assert isinstance(await one.admit("ann", "a"), int)
+        assert isinstance(await one.admit("ann", "a"), int)
+        assert await two.admit("ann", "a") == Refusal("visitor", 2)
+        await one.close()  # a normal stop: its lease ends, without waiting for it to lapse
+        assert isinstance(await two.admit("ann", "a"), int)
+    finally:
+        await two.close()
+
+
+async def test_a_silent_process_stops_counting_when_its_lease_lapses_and_not_before() -> None:
+    """``one`` stops renewing (killed): its sockets count until its lease lapses on ``two``'s
+    clock; ``two``'s own sockets count however its clock jumps."""
+    clock = FakeClock()
+    one, two = two_limits(REDIS, clock, per_visitor=3)
+    try:
+        for limits in (one, one, two):
+            assert isinstance(await limits.admit("ann", "a"), int)
+        clock.advance(29.9)
+        assert await two.admit("ann", "a") == Refusal("visitor", 3)
+        clock.advance(0.2)  # 30.1 s: one's lease has lapsed
+        assert isinstance(await two.admit("ann", "a"), int)
+        assert isinstance(await two.admit("ann", "a"), int)
+        assert await two.admit("ann", "a") == Refusal("visitor", 3)
+    finally:
+        for limits in (one, two):
+            await limits.close()
