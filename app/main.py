@@ -78,6 +78,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.spectator_counts = Throttle(
             clock, settings.spectators_every, partial(ws.publish_spectators, hub)
         )
+        # A count that changed without a join or a leave (a killed process's spectators expired).
+        recount = asyncio.create_task(
+            every(clock, settings.presence_refresh, partial(ws.recount_spectators, hub))
+        )
         if settings.gc_thresholds is not None:
             # Objects alive after startup (modules, rules tables) never need collecting again.
             gc.collect()
@@ -103,7 +107,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await app.state.spectator_counts.close()
             await app.state.limiter.close()
             await app.state.sockets.close()
-            for task in (sweeper, digests, beats, deadlines):
+            for task in (sweeper, digests, beats, deadlines, recount):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

@@ -91,6 +91,15 @@ class Hub(ABC):
     async def presence_count(self, channel: str) -> int:
         """How many distinct members are present on ``channel``."""
 
+    @abstractmethod
+    async def count_changed(self, channel: str, count: int) -> bool:
+        """Record ``count`` as the presence count last announced on ``channel`` (by any process);
+        whether it differs from the one announced before (True when that is unknown)."""
+
+    @abstractmethod
+    def local_channels(self) -> list[str]:
+        """The channels this process's subscribers listen to."""
+
     @property
     def delivering(self) -> bool:
         """Whether a message published now, in any process, reaches this process's subscribers
@@ -115,6 +124,7 @@ class MemoryHub(Hub):
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = {}
         self._presence: dict[str, Counter[str]] = {}
+        self._announced: dict[str, int] = {}
 
     async def publish(self, channel: str, message: Mapping[str, Any]) -> None:
         subscribers = self._subscribers.get(channel)
@@ -149,6 +159,17 @@ class MemoryHub(Hub):
 
     async def presence_count(self, channel: str) -> int:
         return len(self._presence.get(channel, ()))
+
+    async def count_changed(self, channel: str, count: int) -> bool:
+        before = self._announced.get(channel)
+        if count or channel in self._subscribers:
+            self._announced[channel] = count
+        else:  # nobody left to tell: forget the channel
+            self._announced.pop(channel, None)
+        return before != count
+
+    def local_channels(self) -> list[str]:
+        return list(self._subscribers)
 
 
 def game_channel(game_id: str) -> str:
@@ -432,6 +453,21 @@ class RedisHub(Hub):
         except (RedisError, OSError) as exc:
             self._failed("presence", exc)
             return len(self._present.get(channel, ()))
+
+    async def count_changed(self, channel: str, count: int) -> bool:
+        # Kept for three presence lifetimes, renewed by every announcement (and by each process's
+        # recount of the channels it serves: app.routes.ws.game.recount_spectators).
+        key = f"{self._nodes_key(channel)}:announced"
+        try:
+            async with asyncio.timeout(self._budget()):
+                before = await self._redis.set(key, count, px=3 * self._presence_ttl_ms, get=True)
+        except (RedisError, OSError) as exc:
+            self._failed("presence", exc)
+            return True
+        return before is None or str(before) != str(count)
+
+    def local_channels(self) -> list[str]:
+        return list(self._local)
 
     async def _count(self, channel: str) -> int:
         nodes = await self._redis.smembers(self._nodes_key(channel))

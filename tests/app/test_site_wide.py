@@ -25,6 +25,8 @@ from websockets.asyncio.client import ClientConnection
 from app.config import Settings
 from app.domain.clock import FakeClock
 from app.main import create_app
+from app.routes.ws import publish_spectators, recount_spectators
+from app.runtime.hub import RedisHub, game_channel
 from app.runtime.sockets import RedisSocketLimits, Refusal
 from tests.app.conftest import make_settings
 from tests.support.databases import fresh_database
@@ -314,3 +316,42 @@ async def test_a_silent_process_stops_counting_when_its_lease_lapses_and_not_bef
     finally:
         for limits in (one, two):
             await limits.close()
+
+
+# --- the spectator count, sent again when it changes by itself ----------------------------------
+
+
+async def test_a_count_changed_by_a_process_gone_is_sent_again() -> None:
+    """A process's spectators stop counting without any leave the others see (it was killed, and
+    its presence expired). Each process's recount sends the game's count again then, and only
+    when it differs from the count last sent by any process."""
+    prefix = f"test-{secrets.token_hex(4)}:"
+    alive, gone = RedisHub(REDIS, prefix), RedisHub(REDIS, prefix)
+    channel = game_channel(secrets.token_hex(6))
+    try:
+        async with alive.subscribe(channel) as watching:
+
+            async def sent() -> dict[str, Any]:
+                text = await asyncio.wait_for(watching.get(), PATIENCE)
+                assert text is not None
+                message: dict[str, Any] = json.loads(text)
+                return message
+
+            async def nothing_sent() -> None:
+                await alive.publish(channel, {"type": "marker"})
+                assert await sent() == {"type": "marker"}
+
+            await alive.presence(channel, "ann", +1)
+            await gone.presence(channel, "bo", +1)
+            await publish_spectators(gone, channel)
+            assert await sent() == {"type": "spectators", "count": 2}
+            await recount_spectators(alive)  # the count has not changed: nothing is sent
+            await nothing_sent()
+            await gone.close()  # its spectator counts no more (as once a killed one's expires)
+            await recount_spectators(alive)
+            assert await sent() == {"type": "spectators", "count": 1}
+            await recount_spectators(alive)
+            await nothing_sent()
+    finally:
+        await alive.close()
+        await gone.close()
