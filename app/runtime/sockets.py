@@ -278,6 +278,9 @@ class RedisSocketLimits(SocketLimits):
         """Take a new node id and write every socket of this process under it; the old id's
         lease ends at once (its members may hold sockets whose close Redis never heard)."""
         old, self._node = self._node, secrets.token_hex(8)
+        # Cleared now, not after the write: an admission finishing meanwhile under the old id
+        # sets it again (and a failure of this write does too, in _failed).
+        self._stale = False
         now = self._clock.now()
         expiry = self._expiry()
         async with self._redis.pipeline(transaction=True) as pipe:
@@ -289,7 +292,6 @@ class RedisSocketLimits(SocketLimits):
                     pipe.sadd(key, held.member)
                     pipe.pexpire(key, expiry)
             await pipe.execute()
-        self._stale = False
 
     async def renew(self) -> None:
         """Renew this process's lease and its sets' expiry (or write its sockets again, when
@@ -318,7 +320,8 @@ class RedisSocketLimits(SocketLimits):
                 self._recovered()
             except (RedisError, OSError) as exc:
                 self._failed(exc)
-            except Exception:  # a bug: logged, and the lease is kept on
+            except Exception:  # a bug: logged, and the lease is kept on (written again)
+                self._stale = True
                 log.exception("the sockets' lease could not be renewed")
 
     async def close(self) -> None:
