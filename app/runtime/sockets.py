@@ -14,7 +14,8 @@ One script admits a socket: it counts the members of the guest's and the address
 node's lease runs (removing the others), and adds the socket to both if both are under their
 limit, atomically, so two processes cannot both admit the last place. Its cost is one round trip
 per socket opened (and one per socket closed), whatever the number of processes; a process's
-lease costs one command every ``refresh`` seconds, not one per socket. A process killed outright
+lease, with the expiry of the sets it holds members of, costs one script call per 1,000 sets
+every ``refresh`` seconds, not a command per socket. A process killed outright
 (SIGKILL) leaves its members behind: they stop counting once its lease lapses (``lease`` seconds,
 by default PRESENCE_TTL, 30 s), and are removed by the next admission that reads them. A process
 stopping normally gives its lease up, and its sockets stop counting at once.
