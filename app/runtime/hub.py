@@ -32,6 +32,9 @@ QUEUE_LIMIT = 1000
 # starts with a letter.
 RESYNC = "resync"
 
+# Channels whose presence counts are read by one batch of pipelines (see RedisHub.changed_counts).
+COUNT_BATCH = 500
+
 # Seconds a Redis command may take while Redis is known to be down (see RedisHub._budget).
 OUTAGE_COMMAND_TIMEOUT = 0.25
 
@@ -95,6 +98,12 @@ class Hub(ABC):
     async def count_changed(self, channel: str, count: int) -> bool:
         """Record ``count`` as the presence count last announced on ``channel`` (by any process);
         whether it differs from the one announced before (True when that is unknown)."""
+
+    @abstractmethod
+    async def changed_counts(self, channels: list[str]) -> dict[str, int]:
+        """:meth:`count_changed` for many channels at once: the presence count of each of
+        ``channels`` that differs from the one last announced on it, recorded as announced
+        (none while the backend is unreachable)."""
 
     @abstractmethod
     def local_channels(self) -> list[str]:
@@ -167,6 +176,10 @@ class MemoryHub(Hub):
         else:  # nobody left to tell: forget the channel
             self._announced.pop(channel, None)
         return before != count
+
+    async def changed_counts(self, channels: list[str]) -> dict[str, int]:
+        counts = {channel: await self.presence_count(channel) for channel in channels}
+        return {c: n for c, n in counts.items() if await self.count_changed(c, n)}
 
     def local_channels(self) -> list[str]:
         return list(self._subscribers)
@@ -457,14 +470,52 @@ class RedisHub(Hub):
     async def count_changed(self, channel: str, count: int) -> bool:
         # Kept for three presence lifetimes, renewed by every announcement (and by each process's
         # recount of the channels it serves: app.routes.ws.game.recount_spectators).
-        key = f"{self._nodes_key(channel)}:announced"
+        key = self._announced_key(channel)
         try:
             async with asyncio.timeout(self._budget()):
-                before = await self._redis.set(key, count, px=3 * self._presence_ttl_ms, get=True)
+                before = await self._redis.set(key, count, px=self._announced_ttl(), get=True)
         except (RedisError, OSError) as exc:
             self._failed("presence", exc)
             return True
         return before is None or str(before) != str(count)
+
+    async def changed_counts(self, channels: list[str]) -> dict[str, int]:
+        changed: dict[str, int] = {}
+        try:
+            for start in range(0, len(channels), COUNT_BATCH):
+                async with asyncio.timeout(self._budget()):
+                    changed |= await self._changed_counts(channels[start : start + COUNT_BATCH])
+        except (RedisError, OSError) as exc:
+            self._failed("presence", exc)
+        return changed
+
+    async def _changed_counts(self, channels: list[str]) -> dict[str, int]:
+        """Three round trips for the whole batch (the nodes, their members, the announcements)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel in channels:
+                pipe.smembers(self._nodes_key(channel))
+            nodes: list[set[str]] = await pipe.execute()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel, present in zip(channels, nodes, strict=True):
+                if present:
+                    pipe.sunion([self._members_key(channel, node) for node in sorted(present)])
+            unions = iter(await pipe.execute())
+        counts = [len(next(unions)) if present else 0 for present in nodes]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel, count in zip(channels, counts, strict=True):
+                pipe.set(self._announced_key(channel), count, px=self._announced_ttl(), get=True)
+            before = await pipe.execute()
+        return {
+            channel: count
+            for channel, count, was in zip(channels, counts, before, strict=True)
+            if was is None or str(was) != str(count)
+        }
+
+    def _announced_key(self, channel: str) -> str:
+        return f"{self._nodes_key(channel)}:announced"
+
+    def _announced_ttl(self) -> int:
+        return 3 * self._presence_ttl_ms
 
     def local_channels(self) -> list[str]:
         return list(self._local)
