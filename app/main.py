@@ -78,9 +78,13 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.spectator_counts = Throttle(
             clock, settings.spectators_every, partial(ws.publish_spectators, hub)
         )
-        # A count that changed without a join or a leave (a killed process's spectators expired).
+        # Counts that changed without a join or a leave (a killed process's presence expired):
+        # the spectators, and the seated players then away.
         recount = asyncio.create_task(
             every(clock, settings.presence_refresh, partial(ws.recount_spectators, hub))
+        )
+        recount_away = asyncio.create_task(
+            every(clock, settings.presence_refresh, service.table.recount_away)
         )
         if settings.gc_thresholds is not None:
             # Objects alive after startup (modules, rules tables) never need collecting again.
@@ -107,7 +111,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             await app.state.spectator_counts.close()
             await app.state.limiter.close()
             await app.state.sockets.close()
-            for task in (sweeper, digests, beats, deadlines, recount):
+            for task in (sweeper, digests, beats, deadlines, recount, recount_away):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

@@ -109,6 +109,10 @@ class Hub(ABC):
     def local_channels(self) -> list[str]:
         """The channels this process's subscribers listen to."""
 
+    @abstractmethod
+    def present_channels(self) -> list[str]:
+        """The channels this process has present members on."""
+
     @property
     def delivering(self) -> bool:
         """Whether a message published now, in any process, reaches this process's subscribers
@@ -183,6 +187,9 @@ class MemoryHub(Hub):
 
     def local_channels(self) -> list[str]:
         return list(self._subscribers)
+
+    def present_channels(self) -> list[str]:
+        return list(self._presence)
 
 
 def game_channel(game_id: str) -> str:
@@ -520,6 +527,9 @@ class RedisHub(Hub):
     def local_channels(self) -> list[str]:
         return list(self._local)
 
+    def present_channels(self) -> list[str]:
+        return list(self._present)
+
     async def _count(self, channel: str) -> int:
         nodes = await self._redis.smembers(self._nodes_key(channel))
         if not nodes:
@@ -605,3 +615,12 @@ SESSIONS_ENDED: dict[str, Any] = {"type": "sessions_ended"}
 def seat_channel(game_id: str, seat: int) -> str:
     """The presence key of one seat of a game: how many of its player's sockets are open."""
     return f"seat:{seat}:{game_id}"
+
+
+def parse_seat_channel(channel: str) -> tuple[str, int] | None:
+    """The game and the seat of a :func:`seat_channel`; None for another channel."""
+    kind, _, rest = channel.partition(":")
+    seat, _, game_id = rest.partition(":")
+    if kind != "seat" or seat not in ("1", "2") or not game_id:
+        return None
+    return game_id, int(seat)

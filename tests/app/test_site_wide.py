@@ -26,9 +26,10 @@ from app.config import Settings
 from app.domain.clock import FakeClock
 from app.main import create_app
 from app.routes.ws import publish_spectators, recount_spectators
-from app.runtime.hub import RedisHub, game_channel
+from app.runtime.hub import RedisHub, game_channel, seat_channel
 from app.runtime.sockets import RedisSocketLimits, Refusal
 from tests.app.conftest import make_settings
+from tests.app.test_clocks import BLITZ_1_0, Table, fresh_clock, running
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game
 from tests.support.patience import PATIENCE
@@ -354,4 +355,38 @@ async def test_a_count_changed_by_a_process_gone_is_sent_again() -> None:
             await nothing_sent()
     finally:
         await alive.close()
+        await gone.close()
+
+
+# --- a seated player whose process was killed ---------------------------------------------------
+
+
+async def test_a_player_whose_sockets_were_on_a_process_gone_is_away(database_url: str) -> None:
+    """Ann's only socket was on a process that was killed: nobody saw it close, but once its
+    presence expires, the recount of the process holding Bob's socket says Ann away (and Bob may
+    claim the game after her grace); back on a socket, she is present again."""
+    clock = fresh_clock()
+    prefix = f"test-{secrets.token_hex(4)}:"
+    overrides = {"redis_url": REDIS, "redis_prefix": prefix, "away_grace": 30}
+    gone = RedisHub(REDIS, prefix)
+    try:
+        async with running(database_url, clock, **overrides) as app:
+            table = await Table.start(app, BLITZ_1_0)
+            await table.play(2)
+            service = app.state.service
+            ann_id = (await table.seats[1].get("/api/me")).json()["id"]
+            bob_id = (await table.seats[2].get("/api/me")).json()["id"]
+            await gone.presence(seat_channel(table.id, 1), ann_id, +1)  # Ann's socket
+            await service.table.arrived(table.id, 2, bob_id)  # Bob's, on this process
+            await service.table.recount_away()
+            assert (await table.snapshot())["game"]["away"] == [None, None]
+            await gone.close()  # its presence is gone (as once a killed process's expires)
+            await service.table.recount_away()
+            away = (await table.snapshot())["game"]["away"]
+            assert away == [{"since": clock.now(), "grace": 30_000}, None]
+            clock.advance(30)
+            claimed = await table.seats[2].post(f"/api/games/{table.id}/claim")
+            assert claimed.status_code == 200, claimed.text
+            await table.close()
+    finally:
         await gone.close()
