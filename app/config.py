@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     ws_max_message_bytes: int = 16 * 1024
     ws_rate_messages: int = 50
     ws_rate_window: float = 5.0
+    # Concurrent sockets of one guest over the whole site: counted in Redis when REDIS_URL is set,
+    # each process's sockets under a lease of PRESENCE_TTL seconds renewed every PRESENCE_REFRESH
+    # (app/runtime/sockets.py); per process while Redis is unreachable.
     ws_max_sockets_per_visitor: int = 32
     ws_resync_gap: int = 200  # a reconnect missing more events than this gets a snapshot
 
@@ -90,7 +93,8 @@ class Settings(BaseSettings):
     # after ``redis_backoff_min`` seconds, doubling up to ``redis_backoff_max``; a Redis command
     # (a publish after a commit, presence) gives up after ``redis_timeout``; a new subscription
     # waits at most ``redis_subscribe_timeout`` for Redis to confirm it. Each process's spectators
-    # count for ``presence_ttl`` seconds after its last refresh (every ``presence_refresh``).
+    # and sockets count for ``presence_ttl`` seconds after its last refresh (every
+    # ``presence_refresh``): a process killed outright stops counting then.
     redis_backoff_min: float = Field(default=0.1, gt=0)
     redis_backoff_max: float = Field(default=2.0, gt=0)
     redis_timeout: float = Field(default=2.0, gt=0)
@@ -171,10 +175,12 @@ class Settings(BaseSettings):
     # Verification mails per account (issue 26): each new address given and each resend is one
     # (the link mailed at sign-up is counted by the sign-ups per address).
     rate_verify_per_account: str = "2/minute;10/day"
-    # While Redis is unreachable the limits let everything through (fail open); they ask it again
-    # after this many seconds.
+    # While Redis is unreachable each process counts the rates in its own memory (and the socket
+    # limits on its own sockets: app/runtime/sockets.py); Redis is asked again after this many
+    # seconds.
     limits_retry_after_outage: float = 5.0
-    # Concurrent sockets from one client address, per server process (anonymous sockets included).
+    # Concurrent sockets from one client address over the whole site (anonymous sockets included;
+    # counted in Redis with REDIS_URL, see ws_max_sockets_per_visitor).
     ws_max_sockets_per_ip: int = 256
     # A game's ``spectators`` count goes out at most once per this many seconds per process.
     spectators_every: float = 1.0

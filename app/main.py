@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -28,6 +27,7 @@ from app.runtime.hub import make_hub
 from app.runtime.limiter import Limiter
 from app.runtime.rules import RulesRunner
 from app.runtime.scheduler import every
+from app.runtime.sockets import make_socket_limits
 from app.runtime.throttle import Throttle
 from app.services import GameService
 from app.static_files import STATIC_DIR, VersionedStaticFiles, served
@@ -69,13 +69,22 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             app.state.sessionmaker, hub, settings, writer, rules, clock, session_signer
         )
         app.state.service = service
-        app.state.socket_counts = Counter()
-        # Quotas and rate limits (shared through Redis when it is configured), sockets per client
-        # address, and the spectator counts, sent at most once per SPECTATORS_EVERY per game.
+        # Quotas and rate limits, and the sockets per guest and per client address (each shared
+        # through Redis when it is configured), and the spectator counts, sent at most once per
+        # SPECTATORS_EVERY per game.
         app.state.limiter = Limiter.from_settings(settings)
-        app.state.ip_socket_counts = Counter()
+        app.state.sockets = make_socket_limits(settings, clock)
+        await app.state.sockets.start()
         app.state.spectator_counts = Throttle(
             clock, settings.spectators_every, partial(ws.publish_spectators, hub)
+        )
+        # Counts that changed without a join or a leave (a killed process's presence expired):
+        # the spectators, and the seated players then away.
+        recount = asyncio.create_task(
+            every(clock, settings.presence_refresh, partial(ws.recount_spectators, hub))
+        )
+        recount_away = asyncio.create_task(
+            every(clock, settings.presence_refresh, service.table.recount_away)
         )
         if settings.gc_thresholds is not None:
             # Objects alive after startup (modules, rules tables) never need collecting again.
@@ -87,9 +96,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         beats = asyncio.create_task(every(clock, settings.beat_every, service.deadlines.beat))
         deadlines = asyncio.create_task(service.deadlines.run())
         app.state.deadlines_task = deadlines
-        # End idle games now and then (each process may sweep: the version guard makes it safe).
+        # End idle games now and then: the process holding the sweep's lease does (as for the
+        # deadlines; a second sweeper could do no harm, each ending is version-guarded).
         sweeper = asyncio.create_task(
-            every(clock, settings.abandon_check_every, service.playing.abandon_idle)
+            every(clock, settings.abandon_check_every, service.deadlines.sweep_abandoned)
         )
         # Turn digests by email (any process may look: a conditional UPDATE picks the sender).
         digests = asyncio.create_task(
@@ -100,7 +110,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         finally:
             await app.state.spectator_counts.close()
             await app.state.limiter.close()
-            for task in (sweeper, digests, beats, deadlines):
+            await app.state.sockets.close()
+            for task in (sweeper, digests, beats, deadlines, recount, recount_away):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task

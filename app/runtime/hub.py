@@ -32,6 +32,9 @@ QUEUE_LIMIT = 1000
 # starts with a letter.
 RESYNC = "resync"
 
+# Channels whose presence counts are read by one batch of pipelines (see RedisHub.changed_counts).
+COUNT_BATCH = 500
+
 # Seconds a Redis command may take while Redis is known to be down (see RedisHub._budget).
 OUTAGE_COMMAND_TIMEOUT = 0.25
 
@@ -91,6 +94,25 @@ class Hub(ABC):
     async def presence_count(self, channel: str) -> int:
         """How many distinct members are present on ``channel``."""
 
+    @abstractmethod
+    async def count_changed(self, channel: str, count: int) -> bool:
+        """Record ``count`` as the presence count last announced on ``channel`` (by any process);
+        whether it differs from the one announced before (True when that is unknown)."""
+
+    @abstractmethod
+    async def changed_counts(self, channels: list[str]) -> dict[str, int]:
+        """:meth:`count_changed` for many channels at once: the presence count of each of
+        ``channels`` that differs from the one last announced on it, recorded as announced
+        (none while the backend is unreachable)."""
+
+    @abstractmethod
+    def local_channels(self) -> list[str]:
+        """The channels this process's subscribers listen to."""
+
+    @abstractmethod
+    def present_channels(self) -> list[str]:
+        """The channels this process has present members on."""
+
     @property
     def delivering(self) -> bool:
         """Whether a message published now, in any process, reaches this process's subscribers
@@ -115,6 +137,7 @@ class MemoryHub(Hub):
     def __init__(self) -> None:
         self._subscribers: dict[str, set[Subscription]] = {}
         self._presence: dict[str, Counter[str]] = {}
+        self._announced: dict[str, int] = {}
 
     async def publish(self, channel: str, message: Mapping[str, Any]) -> None:
         subscribers = self._subscribers.get(channel)
@@ -149,6 +172,24 @@ class MemoryHub(Hub):
 
     async def presence_count(self, channel: str) -> int:
         return len(self._presence.get(channel, ()))
+
+    async def count_changed(self, channel: str, count: int) -> bool:
+        before = self._announced.get(channel)
+        if count or channel in self._subscribers:
+            self._announced[channel] = count
+        else:  # nobody left to tell: forget the channel
+            self._announced.pop(channel, None)
+        return before != count
+
+    async def changed_counts(self, channels: list[str]) -> dict[str, int]:
+        counts = {channel: await self.presence_count(channel) for channel in channels}
+        return {c: n for c, n in counts.items() if await self.count_changed(c, n)}
+
+    def local_channels(self) -> list[str]:
+        return list(self._subscribers)
+
+    def present_channels(self) -> list[str]:
+        return list(self._presence)
 
 
 def game_channel(game_id: str) -> str:
@@ -433,6 +474,62 @@ class RedisHub(Hub):
             self._failed("presence", exc)
             return len(self._present.get(channel, ()))
 
+    async def count_changed(self, channel: str, count: int) -> bool:
+        # Kept for three presence lifetimes, renewed by every announcement (and by each process's
+        # recount of the channels it serves: app.routes.ws.game.recount_spectators).
+        key = self._announced_key(channel)
+        try:
+            async with asyncio.timeout(self._budget()):
+                before = await self._redis.set(key, count, px=self._announced_ttl(), get=True)
+        except (RedisError, OSError) as exc:
+            self._failed("presence", exc)
+            return True
+        return before is None or str(before) != str(count)
+
+    async def changed_counts(self, channels: list[str]) -> dict[str, int]:
+        changed: dict[str, int] = {}
+        try:
+            for start in range(0, len(channels), COUNT_BATCH):
+                async with asyncio.timeout(self._budget()):
+                    changed |= await self._changed_counts(channels[start : start + COUNT_BATCH])
+        except (RedisError, OSError) as exc:
+            self._failed("presence", exc)
+        return changed
+
+    async def _changed_counts(self, channels: list[str]) -> dict[str, int]:
+        """Three round trips for the whole batch (the nodes, their members, the announcements)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel in channels:
+                pipe.smembers(self._nodes_key(channel))
+            nodes: list[set[str]] = await pipe.execute()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel, present in zip(channels, nodes, strict=True):
+                if present:
+                    pipe.sunion([self._members_key(channel, node) for node in sorted(present)])
+            unions = iter(await pipe.execute())
+        counts = [len(next(unions)) if present else 0 for present in nodes]
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for channel, count in zip(channels, counts, strict=True):
+                pipe.set(self._announced_key(channel), count, px=self._announced_ttl(), get=True)
+            before = await pipe.execute()
+        return {
+            channel: count
+            for channel, count, was in zip(channels, counts, before, strict=True)
+            if was is None or str(was) != str(count)
+        }
+
+    def _announced_key(self, channel: str) -> str:
+        return f"{self._nodes_key(channel)}:announced"
+
+    def _announced_ttl(self) -> int:
+        return 3 * self._presence_ttl_ms
+
+    def local_channels(self) -> list[str]:
+        return list(self._local)
+
+    def present_channels(self) -> list[str]:
+        return list(self._present)
+
     async def _count(self, channel: str) -> int:
         nodes = await self._redis.smembers(self._nodes_key(channel))
         if not nodes:
@@ -518,3 +615,12 @@ SESSIONS_ENDED: dict[str, Any] = {"type": "sessions_ended"}
 def seat_channel(game_id: str, seat: int) -> str:
     """The presence key of one seat of a game: how many of its player's sockets are open."""
     return f"seat:{seat}:{game_id}"
+
+
+def parse_seat_channel(channel: str) -> tuple[str, int] | None:
+    """The game and the seat of a :func:`seat_channel`; None for another channel."""
+    kind, _, rest = channel.partition(":")
+    seat, _, game_id = rest.partition(":")
+    if kind != "seat" or seat not in ("1", "2") or not game_id:
+        return None
+    return game_id, int(seat)

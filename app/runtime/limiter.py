@@ -13,9 +13,12 @@ list entry per allowed hit up to the limit, is small at these rates (tens per mi
 window counter would keep two counters instead but only approximates the rate, and its reset time
 is a guess.
 
-If Redis cannot be reached, the limits fail open: every request is let through (refusing every
-player because of an outage would be worse than letting a spammer through for a while), the outage
-is logged once, and Redis is asked again after ``limits_retry_after_outage`` seconds.
+If Redis cannot be reached, each process counts in its own memory meanwhile (issue 27): the limits
+hold per process, so a client spreading its requests over N processes gets up to N times the rate
+for the outage's length, but none gets more than the rate from one process, and no request is
+refused because Redis is away (a count that cannot be read is never taken as full). The outage is
+logged once, and Redis is asked again after ``limits_retry_after_outage`` seconds; the counts made
+in memory meanwhile are then forgotten.
 """
 
 from __future__ import annotations
@@ -129,6 +132,10 @@ class Limiter:
         else:
             self._storage = MemoryStorage()
         self._strategy = MovingWindowRateLimiter(self._storage)
+        # This process's own counts, used while Redis is away (the same as _strategy without it).
+        self._fallback = (
+            MovingWindowRateLimiter(MemoryStorage()) if self._pool is not None else self._strategy
+        )
         self._retry_after_outage = retry_after_outage
         self._down_until: float | None = None  # time.monotonic() when Redis may be asked again
 
@@ -146,19 +153,28 @@ class Limiter:
         """Count one request of ``who`` against the limit ``name``: None if it is allowed, else the
         seconds until it would be (a refused request is not counted)."""
         items = self._rates[name]
-        if not items or self._down():
+        if not items:
             return None
-        try:
-            for item in items:
-                if not await self._strategy.hit(item, name, who):
-                    stats = await self._strategy.get_window_stats(item, name, who)
-                    return max(stats.reset_time - time.time(), 1.0)
-        except Exception:
-            self._outage()
-            return None
-        if self._down_until is not None:
-            self._down_until = None
-            log.warning("rate limits: their storage answers again; limits apply again")
+        if not self._down():
+            try:
+                wait = await self._hit(self._strategy, items, name, who)
+            except Exception:
+                self._outage()
+            else:
+                if self._down_until is not None:
+                    self._down_until = None
+                    log.warning("rate limits: their storage answers again; limits apply again")
+                return wait
+        return await self._hit(self._fallback, items, name, who)
+
+    @staticmethod
+    async def _hit(
+        strategy: MovingWindowRateLimiter, items: list[RateLimitItem], name: str, who: str
+    ) -> float | None:
+        for item in items:
+            if not await strategy.hit(item, name, who):
+                stats = await strategy.get_window_stats(item, name, who)
+                return max(stats.reset_time - time.time(), 1.0)
         return None
 
     async def check(self, *hits: tuple[str, str]) -> None:
@@ -195,8 +211,8 @@ class Limiter:
     def _outage(self) -> None:
         if self._down_until is None:  # once per outage, not once per request
             log.warning(
-                "rate limits: their storage is unreachable; letting every request through "
-                "until it answers again",
+                "rate limits: their storage is unreachable; each process counts its own "
+                "requests until it answers again",
                 exc_info=True,
             )
         self._down_until = time.monotonic() + self._retry_after_outage

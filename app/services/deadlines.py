@@ -8,6 +8,10 @@ at least every ``DEADLINE_POLL`` seconds, and sleeps exactly until the next dead
 sooner, so a flag comes within a poll of its deadline. A second flagger could do no harm anyway:
 ending a game is version-guarded.
 
+The abandonment sweep (games idle past ``ABANDON_AFTER`` end as abandoned) has an owner the same
+way: the holder of the ``abandonment`` lease, renewed at each sweep (every ``ABANDON_CHECK_EVERY``
+seconds) and taken over by another process once it lapses (three periods).
+
 Every process also writes a sign of life every ``BEAT_EVERY`` seconds. A process starting after
 the site showed none for ``OUTAGE_AFTER`` seconds credits every running clock with the outage
 (:class:`~app.repository.writes.CreditOutage`): nobody loses time while the site is down.
@@ -28,6 +32,11 @@ from app.services.play import PlayService
 log = logging.getLogger("hexmoot")
 
 LEASE = "deadlines"
+#: The lease of the abandonment sweep (:meth:`DeadlineService.sweep_abandoned`).
+SWEEP_LEASE = "abandonment"
+#: The sweep's lease lasts this many of its periods (ABANDON_CHECK_EVERY): renewed at each sweep,
+#: it outlives a late one, and another process takes over within three periods of a crash.
+SWEEP_PERIODS = 3
 #: The shortest sleep between two looks (a deadline due "now" is looked at after this).
 MIN_WAIT = 0.005
 
@@ -64,6 +73,17 @@ class DeadlineService:
             held = await self.core.writer.write(TakeLease(LEASE, self.owner, now, ttl))
             self._held_until = now + ttl if held else 0
         return self._held_until > now
+
+    async def sweep_abandoned(self) -> int | None:
+        """End the games idle for longer than ABANDON_AFTER, if this process holds the sweep's
+        lease (taken or renewed here): one process at a time sweeps, as one flags. How many games
+        were ended; None when another process holds the lease."""
+        settings = self.core.settings
+        now = self.core.clock.now()
+        ttl = to_ms(SWEEP_PERIODS * settings.abandon_check_every)
+        if not await self.core.writer.write(TakeLease(SWEEP_LEASE, self.owner, now, ttl)):
+            return None
+        return await self.playing.abandon_idle(now)
 
     async def tick(self) -> float:
         """One look: flag what is due if this process holds the lease; seconds until the next."""

@@ -56,7 +56,7 @@ from app.models import CHAT_MAX, Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale
 from app.repository.writes import NewChatLine, PlayerName, SetTable
-from app.runtime.hub import chat_channel, game_channel, seat_channel
+from app.runtime.hub import chat_channel, game_channel, parse_seat_channel, seat_channel
 from app.runtime.rules import can_draw
 from app.schemas.outgoing import (
     ChatLineJson,
@@ -265,13 +265,34 @@ class TableService:
         if count == 0:
             await self._away(game_id, seat, True)
 
-    async def _away(self, game_id: str, seat: int, away: bool) -> None:
-        """Note a real-time game's seat away (since now) or back (its grace charged)."""
+    async def recount_away(self) -> None:
+        """Say a seated player away (or back) when their presence changed with no socket of
+        theirs seen closing (or opening): their sockets were on a process that was killed, and
+        its presence expired. Each process looks at the opponents of the seated players whose
+        sockets it holds, in one batch, and reads a game only when a count changed. Run every
+        ``PRESENCE_REFRESH`` seconds."""
+        hub = self.core.hub
+        opponents: dict[str, tuple[str, int]] = {}
+        for channel in hub.present_channels():
+            parsed = parse_seat_channel(channel)
+            if parsed is not None:
+                game_id, seat = parsed
+                opponents[seat_channel(game_id, 3 - seat)] = (game_id, 3 - seat)
+        for channel in await hub.changed_counts(sorted(opponents)):
+            game_id, seat = opponents[channel]
+            await self._away(game_id, seat, None)
+
+    async def _away(self, game_id: str, seat: int, away: bool | None) -> None:
+        """Note a real-time game's seat away (since now) or back (its grace charged); ``None``:
+        as its presence is now, read under the game's lock (a recount's count may be older than
+        the arrival or departure noted meanwhile)."""
         core = self.core
         async with core.lock(game_id), core.sessions() as session:
             game = await core.load(session, game_id)
             if game.status != "active" or TimeControl.stored(game.time_control).kind != "realtime":
                 return
+            if away is None:
+                away = await core.hub.presence_count(seat_channel(game_id, seat)) == 0
             now = core.clock.now()
             state = away_state(game, core.settings.away_grace)
             entry = state[str(seat)]

@@ -12,7 +12,7 @@ import json
 import logging
 import re
 import time
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -25,6 +25,7 @@ from app.errors import AppError, ErrorCode, excerpt
 from app.parsing import TOO_DEEP, json_fault
 from app.runtime.hub import RESYNC, Hub, Subscription, account_channel, encode
 from app.runtime.limiter import client_key
+from app.runtime.sockets import Refusal, SocketLimits
 from app.schemas.messages import CLIENT_MESSAGE, ClientMessage
 from app.services import GameService, Visitor
 
@@ -233,28 +234,21 @@ async def with_socket_quota(
     websocket: WebSocket, body: Callable[[Socket, Visitor], Awaitable[None]]
 ) -> None:
     """Accept, enforce the socket limits (per visitor, and per client address: a socket without a
-    cookie is a new visitor each time), resolve the visitor, run ``body``. Both are counted in
-    this process."""
+    cookie is a new visitor each time), resolve the visitor, run ``body``. The limits count the
+    sockets of every process (app.runtime.sockets)."""
     app = websocket.app
     settings: Settings = app.state.settings
-    counts: Counter[str] = app.state.socket_counts
-    ip_counts: Counter[str] = app.state.ip_socket_counts
+    limits: SocketLimits = app.state.sockets
     guest_id: str = websocket.state.guest_id
     address = client_key(websocket.client.host if websocket.client else None)
     await websocket.accept()
     socket = Socket(websocket, settings)
-    if counts[guest_id] >= settings.ws_max_sockets_per_visitor:
-        refusal = f"at most {settings.ws_max_sockets_per_visitor} sockets per visitor"
-    elif ip_counts[address] >= settings.ws_max_sockets_per_ip:
-        refusal = f"at most {settings.ws_max_sockets_per_ip} sockets per address"
-    else:
-        refusal = None
-    if refusal is not None:
+    admitted = await limits.admit(guest_id, address)
+    if isinstance(admitted, Refusal):
+        refusal = f"at most {admitted.limit} sockets per {admitted.per}"
         await socket.error(AppError(ErrorCode.TOO_MANY_SOCKETS, refusal))
         await socket.close(CLOSE_TOO_MANY)
         return
-    counts[guest_id] += 1
-    ip_counts[address] += 1
     try:
         service: GameService = app.state.service
         visitor = await resolve_visitor(websocket, service)
@@ -270,10 +264,7 @@ async def with_socket_quota(
     except WebSocketDisconnect:
         pass
     finally:
-        for counter, key in ((counts, guest_id), (ip_counts, address)):
-            counter[key] -= 1
-            if counter[key] <= 0:
-                del counter[key]
+        await limits.release(admitted)
 
 
 async def watch_session(socket: Socket, subscription: Subscription) -> None:
