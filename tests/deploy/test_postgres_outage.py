@@ -85,7 +85,11 @@ def clock_at_turn(table: Table, seat: int) -> int:
     return left
 
 
-async def test_a_database_outage_under_play(postgres: PostgresServer, cluster: Cluster) -> None:
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+async def test_a_database_outage_under_play(
+    postgres: PostgresServer, cluster: Cluster, mode: str
+) -> None:
+    """``fast``: PostgreSQL ends its sessions, as a restart does; ``immediate``: as a crash."""
     visitors, tables = await seat_games(cluster)
     proxy = httpx.AsyncClient(base_url=cluster.url, timeout=PATIENCE)
     creator = visitors[0].http
@@ -108,7 +112,7 @@ async def test_a_database_outage_under_play(postgres: PostgresServer, cluster: C
         sockets = {id(p): p.socket for t in tables for p in t.players.values()}
 
         stopping = time.monotonic()
-        await asyncio.to_thread(postgres.stop)
+        await asyncio.to_thread(postgres.stop, mode)
         down = time.monotonic()
 
         # A move on a socket: refused, retryable, the socket open.
@@ -178,7 +182,7 @@ async def test_a_database_outage_under_play(postgres: PostgresServer, cluster: C
             assert charged <= outside + CLOCK_SLACK_MS, (table.game_id, charged, outside, outage)
         assert first_ack is not None
         print(
-            f"\ndatabase away {outage:.2f} s (stop took {down - stopping:.2f} s, start"
+            f"\n{mode} stop: database away {outage:.2f} s (stop took {down - stopping:.2f} s, start"
             f" {up - starting:.2f} s); first move acknowledged {first_ack - up:.2f} s after the"
             " start returned; clock lost vs real time outside the outage (ms): "
             + ", ".join(f"{c:.0f}/{o:.0f}" for c, o in losses)

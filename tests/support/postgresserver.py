@@ -3,7 +3,7 @@
 Tests that take the database away never touch the shared server on 5432: :class:`PostgresServer`
 runs ``initdb`` into a temporary directory and ``pg_ctl`` on a free port of 127.0.0.1, with trust
 authentication, its Unix socket in that directory, and ``fsync`` off (a test's data need not
-survive a power cut). ``initdb`` and ``postgres`` refuse to run as root, so as root they run as the
+survive a power cut, only the server's crash). ``initdb`` and ``postgres`` refuse to run as root, so as root they run as the
 ``postgres`` user (``runuser``), which owns the directory; as anyone else, as that user.
 """
 
@@ -23,11 +23,12 @@ from deploy.cluster import ensure_database, free_port, listens, port_is_free
 from tests.support.databases import migrate
 from tests.support.patience import PATIENCE
 
-#: The server's settings: loopback only, no durability (a test's data), quick to stop.
+#: The server's settings: loopback only; no fsync (the machine does not crash under a test, and
+#: the WAL in the OS's cache survives the server's crash). ``synchronous_commit`` stays on: off, an
+#: immediate stop (a crash) loses commits already acknowledged, which the tests check never happens.
 SETTINGS = {
     "listen_addresses": "127.0.0.1",
     "fsync": "off",
-    "synchronous_commit": "off",
     "full_page_writes": "off",
     "max_connections": "100",
 }
