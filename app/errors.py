@@ -92,6 +92,7 @@ class ErrorCode(StrEnum):
     BAD_CHAT = "bad_chat"
     # the server's own fault or load
     RULES_TIMEOUT = "rules_timeout"
+    UNAVAILABLE = "unavailable"  # issue 27: the database cannot be reached; retry after a while
     INTERNAL_ERROR = "internal_error"
 
 
@@ -164,6 +165,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.CANNOT_CLAIM: 409,
     ErrorCode.BAD_CHAT: 422,
     ErrorCode.RULES_TIMEOUT: 503,
+    ErrorCode.UNAVAILABLE: 503,
     ErrorCode.INTERNAL_ERROR: 500,
 }
 

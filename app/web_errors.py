@@ -1,8 +1,9 @@
 """Every HTTP error in the one shape ``{"error": {"code", "message", ...}}``: ``install(app)``.
 
 The handlers cover the app's own refusals (``AppError``), the framework's request validation (422),
-its routing errors (404 unknown path, 405 wrong method, 400) and anything unexpected (500, with no
-traceback and no detail leaked). On a page path (a GET or HEAD outside the protocol's paths, see
+its routing errors (404 unknown path, 405 wrong method, 400), the database out of reach (503
+``unavailable`` with ``Retry-After``: :mod:`app.repository.outage`) and anything unexpected (500, with
+no traceback and no detail leaked). On a page path (a GET or HEAD outside the protocol's paths, see
 :func:`wants_page`) 404s and 500s answer the HTML page ``templates/error.html`` instead, with the same
 status and a way home. The OpenAPI document is made to say the same: the framework's
 ``{"detail": ...}`` 422 is removed, and each route lists its error statuses itself.
@@ -10,6 +11,7 @@ status and a way home. The OpenAPI document is made to say the same: the framewo
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -17,10 +19,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException
 
 from app.errors import EXCERPT_LENGTH, AppError, ErrorCode, bounded
+from app.repository.outage import database_unavailable, unavailable
 from app.templating import templates
+
+log = logging.getLogger("hexmoot")
 
 _HTTP_CODES = {
     400: ErrorCode.BAD_REQUEST,
@@ -30,7 +36,7 @@ _HTTP_CODES = {
 # Paths that speak the protocol (docs/protocol.md): their errors stay JSON whatever the client accepts.
 _JSON_PREFIXES = ("/api/", "/ws/", "/static/")
 _JSON_PATHS = ("/api", "/ws", "/healthz", "/openapi.json", "/docs", "/redoc")
-_PAGE_STATUSES = (404, 500)
+_PAGE_STATUSES = (404, 500, 503)
 _PAGE_TEXT = {
     404: (
         "Page not found",
@@ -38,6 +44,7 @@ _PAGE_TEXT = {
         "private and the link lacks its token.",
     ),
     500: ("Something went wrong", "The server failed to show this page. Try again in a moment."),
+    503: ("Back in a moment", "The site cannot reach its database just now. Try again shortly."),
 }
 _FRAMEWORK_422 = "#/components/schemas/HTTPValidationError"
 _ERROR_OUT = "#/components/schemas/ErrorOut"
@@ -54,7 +61,7 @@ def wants_page(request: Request, status: int) -> bool:
     Decided by the path, not by ``Accept``: every path outside the protocol's (``/api/``, ``/ws/``,
     ``/static/``, ``/healthz``, ``/openapi.json``, a game's ``record.json``) is a page path, so one
     URL always answers in one format (no ``Vary: Accept``, nothing for a cache to mix up), and a
-    program reading the API never gets HTML. Only a 404 or 500 of a GET or HEAD is a page: a
+    program reading the API never gets HTML. Only a 404, 500 or 503 of a GET or HEAD is a page: a
     browser navigates with GET, and a wrong method or a bad body is a program's mistake.
     """
     path = request.url.path
@@ -71,7 +78,7 @@ def wants_page(request: Request, status: int) -> bool:
 def error_page(
     request: Request, status: int, headers: Mapping[str, str] | None = None
 ) -> HTMLResponse:
-    """The HTML error page for ``status`` (404 or 500): what happened, and links home."""
+    """The HTML error page for ``status`` (404, 500 or 503): what happened, and links home."""
     heading, text = _PAGE_TEXT[status]
     context = {"status": status, "heading": heading, "text": text}
     page = templates.TemplateResponse(request, "error.html", context, status_code=status)
@@ -83,11 +90,12 @@ def error_page(
 async def app_error(request: Request, exc: Exception) -> Response:
     """A refusal of the app: its code, message and status."""
     assert isinstance(exc, AppError)
-    if wants_page(request, exc.status):
-        return error_page(request, exc.status)
+    headers = None
     if exc.retry_after is not None:  # whole seconds, rounded up: never "retry now" too early
-        return error_response(exc, {"Retry-After": str(max(1, math.ceil(exc.retry_after)))})
-    return error_response(exc)
+        headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
+    if wants_page(request, exc.status):
+        return error_page(request, exc.status, headers)
+    return error_response(exc, headers)
 
 
 async def invalid_request(_request: Request, exc: Exception) -> Response:
@@ -154,6 +162,18 @@ def _why(cause: BaseException | None) -> str:
     )
 
 
+async def database_error(request: Request, exc: Exception) -> Response:
+    """A failure of the database layer: 503 ``unavailable`` (with ``Retry-After``) when the
+    database is out of reach, a moment's trouble the client retries; any other is a bug (500)."""
+    if database_unavailable(exc):
+        log.warning(
+            "%s %s: the database is out of reach (%r)", request.method, request.url.path, exc
+        )
+        return await app_error(request, unavailable())
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    return await unexpected(request, exc)
+
+
 async def unexpected(request: Request, exc: Exception) -> Response:
     """A bug: 500 with a generic message. The server still logs the traceback (Starlette re-raises
     the exception once this answer is sent); the client never sees it."""
@@ -167,14 +187,22 @@ async def unexpected(request: Request, exc: Exception) -> Response:
 
 
 def _documented_errors(schema: dict[str, Any]) -> dict[str, Any]:
-    """The OpenAPI document without the framework's ``{"detail": ...}`` 422 answers, and with the
-    413 of ``app/http_limits.py`` on every route that takes a body."""
+    """The OpenAPI document without the framework's ``{"detail": ...}`` 422 answers, with the 503
+    of a database out of reach on every route, and the 413 of ``app/http_limits.py`` on every
+    route that takes a body."""
     for operations in schema.get("paths", {}).values():
         for operation in operations.values():
             responses = operation.get("responses", {})
             answer = responses.get("422", {}).get("content", {}).get("application/json", {})
             if answer.get("schema", {}).get("$ref") == _FRAMEWORK_422:
                 del responses["422"]
+            page = "text/html" in responses.get("200", {}).get("content", {})
+            if "503" not in responses and not page:  # the database may be out of reach
+                responses["503"] = {
+                    "description": "The database is out of reach (`unavailable`):"
+                    " nothing changed; retry after `Retry-After` seconds",
+                    "content": {"application/json": {"schema": {"$ref": _ERROR_OUT}}},
+                }
             if "requestBody" in operation and "413" not in responses:
                 responses["413"] = {
                     "description": "The body is over this route's cap",
@@ -191,6 +219,9 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(AppError, app_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(HTTPException, http_error)
+    # The exceptions a database out of reach raises, answered here (not re-raised as a bug).
+    for kind in (SQLAlchemyError, OSError):
+        app.add_exception_handler(kind, database_error)
     app.add_exception_handler(Exception, unexpected)
     build = app.openapi
 

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import logging
 import re
 import secrets
 import time
@@ -34,7 +35,7 @@ from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale, Writer
-from app.repository.writes import EventRow, GameChange, PlayerName, RatedResult
+from app.repository.writes import CreditOutage, EventRow, GameChange, PlayerName, RatedResult
 from app.runtime.hub import LIVE_CHANNEL, Hub, game_channel, player_channel
 from app.runtime.rules import Rules, RulesRunner, View
 from app.schemas.outgoing import (
@@ -50,6 +51,8 @@ from app.schemas.outgoing import (
     Stored,
     TableJson,
 )
+
+log = logging.getLogger("hexmoot")
 
 #: An event a change writes before its last: its kind and payload (a move, a resignation).
 Before = tuple[str, Stored]
@@ -238,6 +241,23 @@ class Core:
         # player id -> (its account or None, until when a None holds): see :meth:`owners`.
         self._owners: OrderedDict[str, tuple[Owner, float]] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Set when this process's sign of life or deadline look failed (the database out of
+        # reach, issue 27): the next step that charges or flags a clock credits the outage first.
+        self.outage_suspected = False
+
+    # --- outages -----------------------------------------------------------------------------
+
+    async def settle_outage(self) -> tuple[int, int]:
+        """Credit every running clock with the site's outage, if it showed no sign of life for over
+        ``OUTAGE_AFTER`` seconds (the row-locked :class:`CreditOutage`: processes settling together
+        credit once, and the second finds the sign of life renewed); (outage ms, games credited).
+        Called at a start, and after a failure before a clock is charged or flagged again."""
+        after = to_ms(self.settings.outage_after)
+        outage, games = await self.writer.write(CreditOutage(self.clock.now(), after))
+        self.outage_suspected = False
+        if outage:
+            log.warning("the site was down for %d ms: %d running clocks credited", outage, games)
+        return outage, games
 
     # --- locks and the position cache --------------------------------------------------------
 

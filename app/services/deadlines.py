@@ -15,6 +15,14 @@ seconds) and taken over by another process once it lapses (three periods).
 Every process also writes a sign of life every ``BEAT_EVERY`` seconds. A process starting after
 the site showed none for ``OUTAGE_AFTER`` seconds credits every running clock with the outage
 (:class:`~app.repository.writes.CreditOutage`): nobody loses time while the site is down.
+
+The database can also go away while the processes live (issue 27): their signs of life and looks
+fail, and nobody can move. The first failure marks the process (``core.outage_suspected``); then
+its next sign of life, its next look (before it flags anything) and its next move (before it
+charges a clock) first settle the outage, with the same row-locked, idempotent credit
+(:meth:`~app.services.core.Core.settle_outage`). So no game is flagged, and no mover charged, for
+time the database was away, whichever of them comes first once it is back, in whichever process.
+An outage of ``OUTAGE_AFTER`` seconds or less is not credited: see docs/protocol.md, "Unavailable".
 """
 
 from __future__ import annotations
@@ -25,7 +33,8 @@ import secrets
 
 from app.domain.clock import to_ms
 from app.repository import reads
-from app.repository.writes import Beat, CreditOutage, TakeLease
+from app.repository.outage import database_unavailable
+from app.repository.writes import Beat, TakeLease
 from app.services.core import Core
 from app.services.play import PlayService
 
@@ -52,17 +61,28 @@ class DeadlineService:
 
     async def start_up(self) -> tuple[int, int]:
         """Credit the clocks if the site was down (before this process serves anything)."""
-        settings = self.core.settings
-        outage, games = await self.core.writer.write(
-            CreditOutage(self.core.clock.now(), to_ms(settings.outage_after))
-        )
-        if outage:
-            log.warning("the site was down for %d ms: %d running clocks credited", outage, games)
-        return outage, games
+        return await self.core.settle_outage()
 
     async def beat(self) -> None:
-        """This process is alive."""
-        await self.core.writer.write(Beat(self.core.clock.now()))
+        """This process is alive; the first sign of life after failed ones settles the outage."""
+        core = self.core
+        try:
+            if core.outage_suspected:
+                await core.settle_outage()
+            else:
+                await core.writer.write(Beat(core.clock.now()))
+        except Exception as exc:
+            self._failed(exc)
+            if not database_unavailable(exc):
+                raise
+
+    def _failed(self, exc: Exception) -> None:
+        """A sign of life or a look failed: the site may be down; say so once, not every beat."""
+        if not self.core.outage_suspected and database_unavailable(exc):
+            log.warning(
+                "the database is out of reach (%r): clocks are settled once it is back", exc
+            )
+        self.core.outage_suspected = True
 
     async def holds_lease(self) -> bool:
         """Whether this process runs the scheduler now (taking or renewing the lease as due)."""
@@ -88,6 +108,8 @@ class DeadlineService:
     async def tick(self) -> float:
         """One look: flag what is due if this process holds the lease; seconds until the next."""
         settings = self.core.settings
+        if self.core.outage_suspected:  # before any flag: the outage costs nobody time
+            await self.core.settle_outage()
         if not await self.holds_lease():
             return settings.deadline_lease / 3
         looked = self.core.clock.now()
@@ -106,8 +128,10 @@ class DeadlineService:
         while True:
             try:
                 wait = await self.tick()
-            except Exception:
-                log.exception("the deadline scheduler failed")
+            except Exception as exc:
+                if not database_unavailable(exc):
+                    log.exception("the deadline scheduler failed")
+                self._failed(exc)
                 wait = self.core.settings.deadline_poll
             if wait > 0:
                 await self.core.clock.sleep(wait)

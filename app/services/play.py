@@ -50,6 +50,8 @@ class PlayService:
         :mod:`app.domain.timecontrol`); a move that comes too late flags its mover instead."""
         core = self.core
         sent = Sent("move", version, text)
+        if core.outage_suspected:  # the database was away: nobody is charged for that time
+            await core.settle_outage()
         async with core.lock(game_id), core.sessions() as session:
             game = await core.load(session, game_id)
             # A retried message was committed at its version, so the game has moved past it: only

@@ -1,10 +1,15 @@
 // A websocket that survives: reconnection with exponential backoff (jittered, capped at 10 s),
 // resuming from the last version the page holds (`since`), and moves that are retried with the
-// same msg_id until acknowledged, so a move sent while disconnected is neither lost nor doubled
-// (docs/protocol.md, "Reconnecting").
+// same msg_id until acknowledged, so a move sent while disconnected, or answered `unavailable`
+// while the server's database is away, is neither lost nor doubled (docs/protocol.md,
+// "Reconnecting").
 
 // Heartbeat: a ping every 25 s; no answer within 10 s means offline (tests move page.clock).
 export const HEARTBEAT = { pingMs: 25000, answerMs: 10000, checkMs: 5000 };
+
+// A message answered `unavailable` (the server's database out of reach) is sent again after this
+// long, the server's Retry-After.
+const RETRY_UNAVAILABLE_MS = 1000;
 
 let counter = 0;
 
@@ -93,6 +98,15 @@ export class ReconnectingSocket {
         msg = JSON.parse(e.data);
       } catch {
         return;
+      }
+      if (msg.type === "error" && msg.code === "unavailable" && this.pending.has(msg.msg_id)) {
+        // The database is out of reach for a moment: the same message (same msg_id) goes again
+        // after a second, still pending, as after a reconnection (docs/protocol.md).
+        const again = this.pending.get(msg.msg_id);
+        setTimeout(() => {
+          if (this.pending.get(again.msg_id) === again) this.send(again);
+        }, RETRY_UNAVAILABLE_MS);
+        return; // the move stays in flight ("Sending…") until its ack
       }
       if (msg.msg_id && (msg.type === "ack" || msg.type === "error")) this.pending.delete(msg.msg_id);
       // Half the last ping's round trip: the lag a move reports, credited from a bounded quota.

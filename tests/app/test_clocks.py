@@ -215,6 +215,44 @@ async def test_an_outage_costs_no_clock_time(database_url: str) -> None:
         assert game["clock"]["deadline"] == clock.now() + remaining[0]
 
 
+async def test_a_database_outage_under_a_living_process_costs_no_clock_time(
+    database_url: str,
+) -> None:
+    """Issue 27: the process lives on while its database is away (every write refused, as a
+    stopped PostgreSQL refuses them); its timers run through the outage and fail. Once the
+    database is back, whichever comes first (a sign of life, a deadline look, the move) credits
+    the outage: no flag, and the mover is charged only its time before it."""
+    clock = fresh_clock()
+    async with running(database_url, clock) as app:
+        table = await Table.start(app, BLITZ_1_0)
+        await table.play(2)
+        clock.advance(5)  # seat 1 thinks for 5 s
+        core = app.state.service.core
+        await app.state.service.deadlines.beat()  # the site's last sign of life
+        write = core.writer.write
+
+        async def refused(change: Any) -> Any:
+            raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)")
+
+        core.writer.write = refused
+        try:
+            clock.advance(600)  # the database is away 10 minutes: seat 1's deadline passes
+            end = asyncio.get_running_loop().time() + PATIENCE
+            while not core.outage_suspected:  # the timers met the outage
+                assert asyncio.get_running_loop().time() < end, "no timer met the outage"
+                await asyncio.sleep(0.01)
+        finally:
+            core.writer.write = write
+        await table.play(1)  # seat 1 moves at once, as the database returns
+        async with client(app) as c:
+            game = (await c.get(f"/api/games/{table.id}")).json()["game"]
+        assert game["status"] == "active"
+        remaining = game["clock"]["remaining"]
+        assert 54_000 <= remaining[0] <= 55_000 and remaining[1] == 60_000, remaining
+        assert not core.outage_suspected
+        await table.close()
+
+
 async def test_two_apps_on_one_database_flag_each_game_once(
     database_url: str, backend: str
 ) -> None:

@@ -119,7 +119,12 @@ async def test_every_json_route_names_its_answer_and_its_errors(clients: ClientF
             model = (_ref(answers[str(status)]) or "").rsplit("/", 1)[-1]
             errors = {int(s) for s, a in answers.items() if _ref(a) == ERROR}
             seen[(method, path)] = (status, model, errors)
-    assert seen == EXPECTED
+    # Every JSON route but /healthz (whose 503 is its HealthOut) may find the database out of
+    # reach: 503 unavailable (issue 27).
+    assert seen == {
+        key: (status, model, errors if key[1] == "/healthz" else errors | {503})
+        for key, (status, model, errors) in EXPECTED.items()
+    }
 
 
 async def test_the_document_knows_no_other_error_shape(clients: ClientFactory) -> None:

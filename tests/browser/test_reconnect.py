@@ -4,17 +4,21 @@ Three cuts: a socket closed under a player while the opponent moves (the catch-u
 a move typed while the player is offline (sent on reconnection, played once); a move whose
 acknowledgement is lost with the connection (resent with the same msg_id: the server answers it as
 a duplicate and the move is not played twice). Then the server process itself is killed and
-restarted on the same port and database: both pages reconnect and the game goes on.
+restarted on the same port and database: both pages reconnect and the game goes on. And a move
+answered ``unavailable`` (the database out of reach, issue 27) is sent again with its msg_id.
 """
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from types import SimpleNamespace
+from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, WebSocketRoute, expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ConsoleErrors, create_game, join_game, play_one_move
@@ -151,3 +155,45 @@ def test_reconnection_keeps_every_move(
     wait_moves(ann, played)
     wait_moves(bo, played)
     assert ann.evaluate("window.notReloaded") and bo.evaluate("window.notReloaded")
+
+
+def test_a_move_answered_unavailable_is_sent_again_with_its_msg_id(
+    server: LiveServer, guests: Guests, console: ConsoleErrors
+) -> None:
+    """Issue 27: while the server's database is out of reach a move is answered ``unavailable``;
+    the page keeps it and sends it again (same msg_id) after a second, and it is played once.
+    The refusal is made in the browser's socket route (the database itself stays up)."""
+    rng = random.Random(11)
+    ann, bo = guests.page(), guests.page()
+    game_id = create_game(ann, server, PLAN, "Ann")
+    join_game(bo, server, ann, game_id, PLAN, "Bo")
+    mover = {1: ann, 2: bo}[to_move(ann)]
+    refused: list[dict[str, Any]] = []
+    forwarded: list[dict[str, Any]] = []
+
+    def route(ws: WebSocketRoute) -> None:
+        upstream = ws.connect_to_server()
+
+        def from_page(message: str | bytes) -> None:
+            data = json.loads(message)
+            if data.get("type") == "move" and not refused:
+                refused.append(data)
+                error = {"type": "error", "code": "unavailable", "msg_id": data["msg_id"],
+                         "message": "the database cannot be reached just now"}  # fmt: skip
+                ws.send(json.dumps(error))
+                return
+            if data.get("type") == "move":
+                forwarded.append(data)
+            upstream.send(message)
+
+        ws.on_message(from_page)
+
+    mover.route_web_socket(re.compile(r"/ws/games/"), route)
+    mover.evaluate("window.hexmoot.socket.restart()")  # the next socket goes through the route
+    expect(mover.locator("#conn")).to_have_attribute("data-state", "open")
+    played = play_one_move(mover, rng)
+    wait_moves(ann, [played])
+    wait_moves(bo, [played])
+    assert [m["msg_id"] for m in forwarded] == [refused[0]["msg_id"]]
+    stored = httpx.get(f"{server.url}/api/games/{game_id}", timeout=PATIENCE).json()
+    assert stored["game"]["moves"] == [played]

@@ -144,9 +144,10 @@ async def _game_reader(
         message = await socket.receive()
         if message is None:
             return
-        if not isinstance(message, (PingMsg, StepsMsg)) and not await socket.still_signed_in():
-            return
         try:
+            # Inside the try: asking whether the session lives may meet the database's absence.
+            if not isinstance(message, (PingMsg, StepsMsg)) and not await socket.still_signed_in():
+                return
             match message:
                 case PingMsg():
                     await socket.send({"type": "pong"})
@@ -192,8 +193,8 @@ async def _game_reader(
             await socket.error(exc, message.msg_id)
         except WebSocketDisconnect:
             raise
-        except Exception:
-            await unexpected(socket, message.type, message.msg_id)
+        except Exception as exc:
+            await unexpected(socket, message.type, message.msg_id, exc)
 
 
 def _done(

@@ -23,6 +23,7 @@ from app.config import Settings
 from app.deps import resolve_visitor
 from app.errors import AppError, ErrorCode, excerpt
 from app.parsing import TOO_DEEP, json_fault
+from app.repository.outage import database_unavailable, unavailable
 from app.runtime.hub import RESYNC, Hub, Subscription, account_channel, encode
 from app.runtime.limiter import client_key
 from app.runtime.sockets import Refusal, SocketLimits
@@ -36,6 +37,8 @@ CLOSE_SLOW = 4001
 CLOSE_SESSION_ENDED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
+#: "Try again later" (RFC 6455): a socket that could not open because the database is out of reach.
+CLOSE_TRY_AGAIN = 1013
 # Events are encoded by app.hub.encode with "type" then "version" first.
 _EVENT_VERSION = re.compile(r'^\{"type":"event","version":(\d+)')
 
@@ -221,9 +224,14 @@ async def run_both(first: Awaitable[Any], second: Awaitable[Any]) -> None:
     await run_all([first, second])
 
 
-async def unexpected(socket: Socket, kind: str, msg_id: str | None) -> None:
-    """Log a bug met while answering a message, with its traceback, and answer
-    ``internal_error``: the socket stays open for the next message."""
+async def unexpected(socket: Socket, kind: str, msg_id: str | None, exc: Exception) -> None:
+    """Answer a message whose handling failed with ``exc``, and keep the socket open for the next:
+    ``unavailable`` when the database is out of reach (the client retries, with the same
+    ``msg_id``), else ``internal_error`` for a bug, logged with its traceback."""
+    if database_unavailable(exc):
+        log.warning("answering a %r message: the database is out of reach (%r)", kind, exc)
+        await socket.error(unavailable(), msg_id)
+        return
     log.exception("answering a %r message failed", kind)
     await socket.error(
         AppError(ErrorCode.INTERNAL_ERROR, "the server failed to answer this message"), msg_id
@@ -263,6 +271,15 @@ async def with_socket_quota(
             await run_both(body(socket, visitor), watch_session(socket, ended))
     except WebSocketDisconnect:
         pass
+    except Exception as exc:
+        if not database_unavailable(exc):
+            raise
+        # Opening (who the visitor is, the first snapshot) needs the database: say so, and let
+        # the client reconnect after a while, as after any dropped connection.
+        log.warning("a socket could not open: the database is out of reach (%r)", exc)
+        with contextlib.suppress(Exception):
+            await socket.error(unavailable())
+            await socket.close(CLOSE_TRY_AGAIN)
     finally:
         await limits.release(admitted)
 
