@@ -4,9 +4,9 @@ and started again on its port, and Redis SIGKILLed and started again.
 Several games, each with its two players and a spectator, every socket opened through nginx, which
 spreads them over both processes (least_conn); which process holds each socket is read from the
 access lines, and at least one game must have its players on different processes. While Redis is
-away, moves are committed and acknowledged, and their events reach the sockets of the process that
-committed them (docs/protocol.md, "Health"). Once Redis is back, and without any client
-reconnecting:
+away, moves are committed and acknowledged, their events reach the sockets of the process that
+committed them, and new sockets open (docs/protocol.md, "Health"): a late spectator per game.
+Once Redis is back, and without any client reconnecting:
 
 - live play resumes by itself: a move played on one process reaches the opponent and the
   spectator on the other process as a live ``event`` (each process's pub/sub listener reconnects
@@ -118,7 +118,7 @@ class Watcher:
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send ``message``; its answer (``ack`` or ``error``)."""
-        answer = asyncio.get_running_loop().create_future()
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.answers[message["msg_id"]] = answer
         await self.socket.send(message)
         async with asyncio.timeout(PATIENCE):
@@ -211,13 +211,15 @@ async def play_round(table: Table) -> None:
     await table.held_by(table.watchers, table.version, "a round of moves")
 
 
-async def play_in_the_gap(table: Table) -> None:
+async def play_in_the_gap(cluster: Cluster, table: Table, late: TestVisitor) -> None:
     """Moves while Redis is away: each acknowledged, its event on the sockets of its mover's
-    process."""
+    process; then a late spectator's socket opens (its process subscribes the game's channel
+    once Redis is back)."""
     for _ in range(MOVES_IN_THE_GAP):
         version = await table.play()
         beside = [w for w in table.watchers if w.process == table.moved_from[version]]
         await table.held_by(beside, version, "a move on its own process, Redis away")
+    await table.open(cluster, late, f"late spectator of {table.game_id}")
 
 
 async def resume(table: Table) -> None:
@@ -273,7 +275,11 @@ async def test_live_play_resumes_by_itself_after_redis_restarts(
         await asyncio.to_thread(own_redis.stop if outage == "stop" else own_redis.kill)
         # Both processes know Redis is gone: the moves below are played in the gap.
         await poll(lambda: _none(listeners(cluster)), "both listeners down")
-        await asyncio.gather(*(play_in_the_gap(table) for table in tables))
+        late = [await TestVisitor(cluster.url).start(f"D{g}") for g in range(GAMES)]
+        visitors += late
+        await asyncio.gather(
+            *(play_in_the_gap(cluster, t, d) for t, d in zip(tables, late, strict=True))
+        )
 
         await asyncio.to_thread(own_redis.start)
         back = time.monotonic()
