@@ -42,6 +42,9 @@ GAMES = 3
 MOVES_PER_ROUND = 2
 #: Moves in every game while Redis is away: one by each seat.
 MOVES_IN_THE_GAP = 2
+#: Seconds between a client's pings (docs/protocol.md, "Limits and heartbeats": the server closes
+#: a socket silent for 60 s), so that a slow wait ends in its own failure, not in an idle close.
+HEARTBEAT = 25
 
 
 @pytest.fixture
@@ -83,11 +86,23 @@ class Watcher:
         self.unexpected: list[dict[str, Any]] = []
         self.answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.reader: asyncio.Task[None] | None = None
+        self.heartbeat: asyncio.Task[None] | None = None
 
     async def begin(self, first: dict[str, Any]) -> None:
         assert first["type"] == "snapshot", first
         self.start = self.version = first["version"]
         self.reader = asyncio.create_task(self.read())
+        self.heartbeat = asyncio.create_task(self.ping())
+
+    async def ping(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            await self.socket.send({"type": "ping"})
+
+    def stop(self) -> None:
+        for task in (self.reader, self.heartbeat):
+            if task is not None:
+                task.cancel()
 
     def take(self, version: int) -> None:
         self.received.append(version)
@@ -318,8 +333,7 @@ async def test_live_play_resumes_by_itself_after_redis_restarts(
     finally:
         for table in tables:
             for watcher in table.watchers:
-                if watcher.reader is not None:
-                    watcher.reader.cancel()
+                watcher.stop()
         for visitor in visitors:
             await visitor.close()
 
