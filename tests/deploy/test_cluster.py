@@ -29,11 +29,10 @@ from app.config import Settings
 from app.http_limits import BODY_LIMIT, IMPORT_LIMIT, REPLAY_LIMIT
 from app.static_files import IMMUTABLE, REVALIDATE
 from deploy.cluster import NGINX_CONF, Cluster
+from tests.deploy.conftest import ClusterFactory, accepted
 from tests.deploy.nginxconf import find, parse, seconds, value
-from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.patience import PATIENCE
-from tests.support.quotas import QUOTAS_OFF
 from tests.support.wsclient import GameSocket, TestVisitor
 
 #: Login attempts allowed per client address (a minute), in this module's cluster only.
@@ -45,19 +44,9 @@ CONNECTIONS_PER_ADDRESS = int(find(HTTP, "limit_conn", "per_address").args[1])
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    with fresh_database("postgres", tmp_path_factory.mktemp("cluster")) as url:
-        env = {
-            **QUOTAS_OFF,
-            "WS_RATE_MESSAGES": "100000",
-            "RATE_LOGIN_PER_IP": f"{LOGINS_PER_ADDRESS}/minute",
-        }
-        prefix = f"test-{secrets.token_hex(4)}:"
-        secret = "test-secret-key-0123456789abcdef"
-        with Cluster(
-            url, secret_key=secret, redis_prefix=prefix, env=env, timeout=PATIENCE
-        ) as running:
-            yield running
+def cluster(start_cluster: ClusterFactory) -> Iterator[Cluster]:
+    with start_cluster(env={"RATE_LOGIN_PER_IP": f"{LOGINS_PER_ADDRESS}/minute"}) as running:
+        yield running
 
 
 @asynccontextmanager
@@ -86,12 +75,6 @@ async def play(socket: GameSocket, text: str, version: int, msg_id: str) -> int:
     assert answer["type"] == "ack" and answer["msg_id"] == msg_id, answer
     version: int = answer["version"]
     return version
-
-
-def accepted(cluster: Cluster, game_id: str) -> list[int]:
-    """How many of the game's websockets each app process accepted (from its access lines)."""
-    line = f'"WebSocket /ws/games/{game_id}" [accepted]'
-    return [app.log().count(line) for app in cluster.apps]
 
 
 async def play_a_whole_game(cluster: Cluster, visitors: dict[str, TestVisitor], seed: int) -> None:

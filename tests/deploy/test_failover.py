@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import statistics
 import time
 from collections.abc import Iterator
@@ -27,11 +26,10 @@ import pytest
 import websockets
 
 from deploy.cluster import Cluster
+from tests.deploy.conftest import ClusterFactory, accepted
 from tests.support.contract import checked
-from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game
 from tests.support.patience import PATIENCE
-from tests.support.quotas import QUOTAS_OFF
 from tests.support.wsclient import GameSocket, TestVisitor
 
 GAMES = 4
@@ -47,15 +45,9 @@ DROPPED = (websockets.ConnectionClosed, OSError)
 
 
 @pytest.fixture
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    with fresh_database("postgres", tmp_path_factory.mktemp("failover")) as url:
-        env = {**QUOTAS_OFF, "WS_RATE_MESSAGES": "100000"}
-        prefix = f"test-{secrets.token_hex(4)}:"
-        secret = "test-secret-key-0123456789abcdef"
-        with Cluster(
-            url, secret_key=secret, redis_prefix=prefix, env=env, timeout=PATIENCE
-        ) as running:
-            yield running
+def cluster(start_cluster: ClusterFactory) -> Iterator[Cluster]:
+    with start_cluster() as running:
+        yield running
 
 
 async def poll(condition: Any, what: str) -> None:
@@ -220,12 +212,6 @@ class Table:
             if player.reader is not None and player.reader.done():
                 player.reader.result()  # its failure
         return all(p.version >= self.version for p in self.players.values())
-
-
-def accepted(cluster: Cluster, game_id: str) -> list[int]:
-    """How many of the game's websockets each app process accepted (from its access lines)."""
-    line = f'"WebSocket /ws/games/{game_id}" [accepted]'
-    return [app.log().count(line) for app in cluster.apps]
 
 
 async def seat_games(cluster: Cluster) -> tuple[list[TestVisitor], list[Table]]:

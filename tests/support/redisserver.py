@@ -1,4 +1,4 @@
-"""A ``redis-server`` of the test's own, on a free port, to kill (SIGKILL) and restart.
+"""A ``redis-server`` of the test's own, on a free port, to stop or kill (SIGKILL) and restart.
 
 Tests that take Redis away never touch the shared one on 6379.
 """
@@ -18,7 +18,8 @@ from tests.support.server import free_port, listens
 
 
 class RedisServer:
-    """A ``redis-server`` of the test's own on a free port, to kill (SIGKILL) and restart."""
+    """A ``redis-server`` of the test's own on a free port, to stop or kill (SIGKILL) and restart
+    (on the same port)."""
 
     def __init__(self) -> None:
         self.port = free_port()
@@ -47,6 +48,13 @@ class RedisServer:
                     return
             time.sleep(0.02)
         raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def stop(self) -> None:
+        """SIGTERM: Redis's own shutdown, which closes every client's connection (it saves
+        nothing: no persistence is configured)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait()
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
