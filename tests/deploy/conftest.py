@@ -52,7 +52,9 @@ def start_cluster(tmp_path_factory: pytest.TempPathFactory) -> ClusterFactory:
     return start
 
 
-def accepted(cluster: Cluster, game_id: str) -> list[int]:
-    """How many of the game's websockets each app process accepted (from its access lines)."""
-    line = f'"WebSocket /ws/games/{game_id}" [accepted]'
+def accepted(cluster: Cluster, game_id: str | None = None) -> list[int]:
+    """How many websockets of the game (``/ws/live``'s when ``game_id`` is None) each app process
+    accepted so far, from its access lines (a socket refused after it opened included)."""
+    path = "/ws/live" if game_id is None else f"/ws/games/{game_id}"
+    line = f'"WebSocket {path}" [accepted]'
     return [app.log().count(line) for app in cluster.apps]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,32 +17,22 @@ import websockets
 from websockets.asyncio.client import ClientConnection
 
 from deploy.cluster import Cluster
-from tests.support.databases import fresh_database
+from tests.deploy.conftest import ClusterFactory, accepted
 from tests.support.patience import PATIENCE
-from tests.support.quotas import QUOTAS_OFF
 from tests.support.wsclient import TestVisitor
 
 PER_VISITOR = 3
 PER_ADDRESS = 4
-LIVE_ACCEPTED = '"WebSocket /ws/live" [accepted]'
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    with fresh_database("postgres", tmp_path_factory.mktemp("sitelimits")) as url:
-        env = {
-            **QUOTAS_OFF,
-            "WS_MAX_SOCKETS_PER_VISITOR": str(PER_VISITOR),
-            "WS_MAX_SOCKETS_PER_IP": str(PER_ADDRESS),
-        }
-        with Cluster(
-            url,
-            secret_key="test-secret-key-0123456789abcdef",
-            redis_prefix=f"test-{secrets.token_hex(4)}:",
-            env=env,
-            timeout=PATIENCE,
-        ) as running:
-            yield running
+def cluster(start_cluster: ClusterFactory) -> Iterator[Cluster]:
+    env = {
+        "WS_MAX_SOCKETS_PER_VISITOR": str(PER_VISITOR),
+        "WS_MAX_SOCKETS_PER_IP": str(PER_ADDRESS),
+    }
+    with start_cluster(env=env) as running:
+        yield running
 
 
 async def live(
@@ -55,12 +44,6 @@ async def live(
     ws = await websockets.connect(url, additional_headers=headers, local_addr=(address, 0))
     first: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), PATIENCE))
     return ws, first
-
-
-def accepted(cluster: Cluster) -> list[int]:
-    """How many /ws/live sockets each app process accepted so far (refused ones included: a
-    refusal is sent on an accepted socket)."""
-    return [app.log().count(LIVE_ACCEPTED) for app in cluster.apps]
 
 
 async def spread_since(cluster: Cluster, before: list[int], total: int) -> list[int]:
