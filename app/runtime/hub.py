@@ -103,7 +103,8 @@ class Hub(ABC):
     async def changed_counts(self, channels: list[str]) -> dict[str, int]:
         """:meth:`count_changed` for many channels at once: the presence count of each of
         ``channels`` that differs from the one last announced on it, recorded as announced
-        (none while the backend is unreachable)."""
+        (none while the backend is unreachable; every one, changed or not, the first time after
+        this process's pub/sub came back: it may have missed an announcement)."""
 
     @abstractmethod
     def local_channels(self) -> list[str]:
@@ -271,6 +272,10 @@ class RedisHub(Hub):
         self._present: dict[str, Counter[str]] = {}  # this process's members per channel
         self._tasks: list[asyncio.Task[None]] = []
         self._outage_since: float | None = None
+        # Whether the listener has had a connection, and whether counts announced while it had
+        # none may have been missed here (see changed_counts).
+        self._listened = False
+        self._announce_all = False
 
     # The listener -------------------------------------------------------------------------------
 
@@ -303,6 +308,11 @@ class RedisHub(Hub):
                 # resubscribed now (no await between the two lines: none can slip between).
                 self._pubsub = pubsub
                 self._listening.set()
+                # Counts another process announced while this one listened to nothing never came
+                # here, and will not come again (each is announced once): the next recount
+                # announces every count of this process's channels, changed or not.
+                self._announce_all = self._listened
+                self._listened = True
                 channels = [self._prefix + channel for channel in self._local]
                 if channels:
                     await pubsub.subscribe(*channels)
@@ -488,15 +498,18 @@ class RedisHub(Hub):
 
     async def changed_counts(self, channels: list[str]) -> dict[str, int]:
         changed: dict[str, int] = {}
+        everything, self._announce_all = self._announce_all, False
         try:
             for start in range(0, len(channels), COUNT_BATCH):
                 async with asyncio.timeout(self._budget()):
-                    changed |= await self._changed_counts(channels[start : start + COUNT_BATCH])
+                    batch = channels[start : start + COUNT_BATCH]
+                    changed |= await self._changed_counts(batch, everything)
         except (RedisError, OSError) as exc:
             self._failed("presence", exc)
+            self._announce_all = self._announce_all or everything
         return changed
 
-    async def _changed_counts(self, channels: list[str]) -> dict[str, int]:
+    async def _changed_counts(self, channels: list[str], everything: bool) -> dict[str, int]:
         """Three round trips for the whole batch (the nodes, their members, the announcements)."""
         async with self._redis.pipeline(transaction=False) as pipe:
             for channel in channels:
@@ -515,7 +528,7 @@ class RedisHub(Hub):
         return {
             channel: count
             for channel, count, was in zip(channels, counts, before, strict=True)
-            if was is None or str(was) != str(count)
+            if everything or was is None or str(was) != str(count)
         }
 
     def _announced_key(self, channel: str) -> str:

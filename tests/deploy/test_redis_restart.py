@@ -55,7 +55,9 @@ def own_redis() -> Iterator[RedisServer]:
 
 @pytest.fixture
 def cluster(start_cluster: ClusterFactory, own_redis: RedisServer) -> Iterator[Cluster]:
-    with start_cluster(redis_url=own_redis.url) as running:
+    # The processes write their presence again every second: the counts a restart of Redis
+    # wiped come back sooner (the test polls for them, it never sleeps for the refresh).
+    with start_cluster(redis_url=own_redis.url, env={"PRESENCE_REFRESH": "1"}) as running:
         yield running
 
 
@@ -83,6 +85,7 @@ class Watcher:
         self.received: list[int] = []
         self.live: dict[int, float] = {}  # version: when its event came live
         self.catchups = 0  # unprompted ones
+        self.spectators: int | None = None  # the last count it was sent
         self.unexpected: list[dict[str, Any]] = []
         self.answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.reader: asyncio.Task[None] | None = None
@@ -122,6 +125,8 @@ class Watcher:
                 self.version = max(self.version, message["version"])
             elif kind in ("ack", "error") and message.get("msg_id") in self.answers:
                 self.answers.pop(message["msg_id"]).set_result(message)
+            elif kind == "spectators":
+                self.spectators = message["count"]
             elif kind == "snapshot":
                 self.unexpected.append(message)
 
@@ -320,6 +325,13 @@ async def test_live_play_resumes_by_itself_after_redis_restarts(
         await asyncio.gather(*(play_round(table) for table in tables))
         await check(visitors[0].http, tables)
         assert all(await listeners(cluster))
+        # The spectator counts the restart wiped are counted again and sent to every socket: two
+        # spectators in each game, the first one and the one that came in the gap.
+        told = lambda: [[w.spectators for w in t.watchers] for t in tables]  # noqa: E731
+        try:
+            await poll(lambda: all(n == 2 for game in told() for n in game), "spectator counts")
+        except AssertionError:
+            raise AssertionError(f"not every socket was told 2 spectators: {told()}") from None
         catchups = [w.catchups for t in tables for w in t.watchers]
         print(
             f"\nRedis {outage}, away {(back - gone) * 1000:.0f} ms; after its restart, every socket"
