@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from tests.support.databases import fresh_database
-from tests.support.gameplay import MovePicker, quick_game, start_game
+from tests.support.gameplay import MovePicker, assert_each_event_once, quick_game, start_game
 from tests.support.patience import PATIENCE
 from tests.support.redisserver import RedisServer, redis_server
 from tests.support.server import LiveServer
@@ -224,8 +224,7 @@ async def test_a_redis_outage_mid_game_loses_nothing(
         assert any(client.caught_up for client in game.clients)
         for client in game.clients:
             assert client.snapshots == 1, client.name
-            expected = list(range(client.base + 1, game.version + 1))
-            assert client.versions == expected, client.name
+            assert_each_event_once(client.versions, client.base, game.version, client.name)
     finally:
         for client in game.clients:
             if client.task is not None:

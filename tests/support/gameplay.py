@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -118,3 +119,11 @@ async def table_counts(app: FastAPI) -> dict[str, int]:
             ).scalar_one()
             for model in (Game, Move, Event, Player)
         }
+
+
+def assert_each_event_once(received: Sequence[int], start: int, last: int, who: object) -> None:
+    """A socket whose first snapshot was at version ``start`` was sent, live or in a catch-up or
+    resync, the versions ``received``: every event after ``start`` up to ``last``, each exactly
+    once and in order (docs/protocol.md, "Events and versions"). ``who`` names the socket in the
+    failure."""
+    assert list(received) == list(range(start + 1, last + 1)), who
