@@ -21,6 +21,7 @@ from app.domain.timecontrol import Clocks, OutOfTime, TimeControl, charge
 from app.errors import AppError, ErrorCode, not_found, rule_of
 from app.models import Game
 from app.repository import reads
+from app.repository.writes import EventRow
 from app.runtime.rules import IllegalMoveError, InvalidMoveError, Rules
 from app.schemas.outgoing import AckJson, Stored
 from app.services.core import Before, Core, Position, Visitor, stale, to_the_end
@@ -288,6 +289,8 @@ class PlayService:
                 f"message id {msg_id!r} already named another message in this game",
                 version=game.version,
             )
+        if ack == game.version:  # the game's latest change: perhaps never published
+            await self._publish_again(session, game, event.version)
         if event.kind != "move":
             return {"version": ack, "duplicate": True}
         return {
@@ -296,6 +299,26 @@ class PlayService:
             "ply": event.payload["ply"],
             "move": event.payload["move"],
         }
+
+    async def _publish_again(self, session: AsyncSession, game: Game, first: int) -> None:
+        """Publish again the game's events from version ``first`` on, its latest. A change whose
+        commit landed as its connection dropped (the database going away, issue 27) was answered
+        ``unavailable`` and never published, so the opponent would not see the move while their
+        clock ran; its retry is the first chance to. Sockets skip a version already sent."""
+        rows = await reads.events_after(session, game.id, first - 1)
+        events: list[EventRow] = [
+            {
+                "game_id": row.game_id,
+                "version": row.version,
+                "kind": row.kind,
+                "payload": row.payload,
+                "player_id": row.player_id,
+                "msg_id": row.msg_id,
+                "created_at": row.created_at,
+            }
+            for row in rows
+        ]
+        await self.core.publish(game, await self.core.position(session, game), events)
 
     async def _same(
         self,

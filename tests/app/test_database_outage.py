@@ -9,7 +9,9 @@ whole outage through nginx, with a real PostgreSQL stopped, is tests/deploy/test
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -20,9 +22,11 @@ from sqlalchemy import exc as sa
 
 from app.main import create_app
 from app.repository.outage import database_unavailable
+from app.runtime.hub import game_channel
 from tests.app.conftest import make_settings
 from tests.support.contract import checked
 from tests.support.gameplay import MovePicker, quick_game
+from tests.support.patience import PATIENCE
 
 REFUSED = ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)")
 
@@ -77,21 +81,28 @@ async def test_a_move_refused_unavailable_is_safe_to_retry(
     async with running(database_url) as app:
         ann, game_id, move = await seated(app)
         body = {"move": move, "version": 2, "msg_id": "m-1"}
-        undo = failing(app, after_commit)
-        try:
-            refused = await ann.post(f"/api/games/{game_id}/moves", json=body)
-        finally:
-            undo()
-        assert refused.status_code == 503, refused.text
-        assert refused.json()["error"]["code"] == "unavailable"
-        assert refused.headers["retry-after"] == "1"
-        game = (await ann.get(f"/api/games/{game_id}")).json()
-        assert game["game"]["moves"] == ([move] if after_commit else [])
-        again = await ann.post(f"/api/games/{game_id}/moves", json=body)
-        assert again.status_code == 200, again.text
-        assert again.json()["duplicate"] is after_commit  # its commit had landed: the same ack
-        game = (await ann.get(f"/api/games/{game_id}")).json()
-        assert game["game"]["moves"] == [move] and game["version"] == 3
+        # What the opponent's and spectators' sockets hear.
+        async with app.state.hub.subscribe(game_channel(game_id)) as channel:
+            undo = failing(app, after_commit)
+            try:
+                refused = await ann.post(f"/api/games/{game_id}/moves", json=body)
+            finally:
+                undo()
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"]["code"] == "unavailable"
+            assert refused.headers["retry-after"] == "1"
+            game = (await ann.get(f"/api/games/{game_id}")).json()
+            assert game["game"]["moves"] == ([move] if after_commit else [])
+            again = await ann.post(f"/api/games/{game_id}/moves", json=body)
+            assert again.status_code == 200, again.text
+            assert again.json()["duplicate"] is after_commit  # its commit had landed: the same ack
+            game = (await ann.get(f"/api/games/{game_id}")).json()
+            assert game["game"]["moves"] == [move] and game["version"] == 3
+            # The move reaches the game's channel even when its first answer was lost with its
+            # commit's connection: the retry publishes it, else the opponent never sees it.
+            heard = json.loads(await asyncio.wait_for(channel.get(), PATIENCE) or "null")
+            assert heard["type"] == "event" and heard["version"] == 3, heard
+            assert heard["data"]["move"] == move, heard
         await ann.aclose()
 
 
