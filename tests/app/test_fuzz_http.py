@@ -343,6 +343,10 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
         return game_state(state)
 
     first = FirstFailure()
+    # The game as the last refused request left it: a refusal changes nothing (checked against a
+    # fresh snapshot after it), so the next example starts from that snapshot instead of asking
+    # again, a third of the calls (issue 26). Any answer below 400 forgets it.
+    known: list[dict[str, Any]] = []
 
     @seeded
     @fuzz_settings(RAW_EXAMPLES)
@@ -361,7 +365,7 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
     )
     def fuzz(body: tuple[Any, Any], who: requests.Session) -> None:
         with first.watch():
-            before = snapshot()
+            before = known.pop() if known else snapshot()
             (route, data) = body
             if data is None:
                 path, params = route
@@ -383,6 +387,8 @@ def test_raw_bodies_and_query_strings_get_a_precise_4xx_and_change_nothing(
             )
             if response.status_code >= 400:
                 check_error(response.status_code, response.json(), where)
-                assert snapshot() == before, f"{where} was refused but changed the game"
+                after = snapshot()
+                assert after == before, f"{where} was refused but changed the game"
+                known.append(after)
 
     first.run(fuzz)
