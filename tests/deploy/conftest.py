@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Protocol
 
 import pytest
@@ -23,19 +23,33 @@ class ClusterFactory(Protocol):
     """Starts a :class:`Cluster`; ``env`` adds to the app processes' environment."""
 
     def __call__(
-        self, *, env: Mapping[str, str] | None = None, redis_url: str = REDIS
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        redis_url: str = REDIS,
+        database_url: str | None = None,
     ) -> AbstractContextManager[Cluster]: ...
 
 
 @pytest.fixture(scope="session")
 def start_cluster(tmp_path_factory: pytest.TempPathFactory) -> ClusterFactory:
-    """nginx and two app processes on a fresh PostgreSQL database, with the quotas off and a Redis
-    prefix of their own (on the shared Redis, unless ``redis_url`` names the test's own), stopped
-    and the database dropped on leaving the context."""
+    """nginx and two app processes with the quotas off and a Redis prefix of their own (on the
+    shared Redis, unless ``redis_url`` names the test's own), stopped on leaving the context. Their
+    database is ``database_url`` (a PostgreSQL of the test's own), or else a fresh database on the
+    shared server, dropped on leaving."""
 
     @contextmanager
-    def start(*, env: Mapping[str, str] | None = None, redis_url: str = REDIS) -> Iterator[Cluster]:
-        database = fresh_database("postgres", tmp_path_factory.mktemp("cluster"))
+    def start(
+        *,
+        env: Mapping[str, str] | None = None,
+        redis_url: str = REDIS,
+        database_url: str | None = None,
+    ) -> Iterator[Cluster]:
+        database: AbstractContextManager[str] = (
+            fresh_database("postgres", tmp_path_factory.mktemp("cluster"))
+            if database_url is None
+            else nullcontext(database_url)
+        )
         with (
             database as url,
             Cluster(

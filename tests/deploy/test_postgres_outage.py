@@ -19,7 +19,6 @@ sleep: it is the scenario (the database away for a few seconds), not a wait for 
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -31,6 +30,7 @@ from sqlalchemy import text
 from app.db import make_engine
 from app.repository.outage import database_unavailable
 from deploy.cluster import Cluster, ensure_database
+from tests.deploy.conftest import ClusterFactory
 from tests.deploy.test_failover import (
     BASE_S,
     CLOCK_SLACK_MS,
@@ -45,7 +45,6 @@ from tests.deploy.test_failover import (
 from tests.support.gameplay import quick_game
 from tests.support.patience import PATIENCE
 from tests.support.postgresserver import PostgresServer, postgres_server
-from tests.support.quotas import QUOTAS_OFF
 
 #: How long the database stays away: above OUTAGE_AFTER (3 s), the outage the clocks are credited.
 OUTAGE_S = 5.0
@@ -58,12 +57,9 @@ def postgres() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture
-def cluster(postgres: PostgresServer) -> Iterator[Cluster]:
+def cluster(start_cluster: ClusterFactory, postgres: PostgresServer) -> Iterator[Cluster]:
     url = ensure_database(postgres.url(), "hexmoot")  # the cluster runs the migrations itself
-    env = {**QUOTAS_OFF, "WS_RATE_MESSAGES": "100000"}
-    prefix = f"test-{secrets.token_hex(4)}:"
-    secret = "test-secret-key-0123456789abcdef"
-    with Cluster(url, secret_key=secret, redis_prefix=prefix, env=env, timeout=PATIENCE) as running:
+    with start_cluster(database_url=url) as running:
         yield running
 
 
