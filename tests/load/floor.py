@@ -28,6 +28,7 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from deploy.cluster import free_port, listens
 from tests.support.patience import PATIENCE
+from tests.support.server import OnLoopback
 
 #: The version of a game once both seats are taken, as Hexmoot's (the generator starts there).
 FIRST_VERSION = 2
@@ -97,20 +98,12 @@ async def _serve(port: int) -> None:
         await asyncio.Future()
 
 
-class FloorServer:
+class FloorServer(OnLoopback):
     """``python -m tests.load.floor`` on a free port, as a child process (a context manager)."""
 
     def __init__(self) -> None:
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
 
     @property
     def pid(self) -> int:

@@ -16,7 +16,7 @@ import json
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -290,26 +290,29 @@ class Run:
         await asyncio.gather(*self.readers, return_exceptions=True)
 
 
-def _tree_cpu(processes: list[psutil.Process]) -> float:
-    """The CPU seconds of ``processes`` and their children so far (those still running)."""
-    total = 0.0
+def _tree(processes: list[psutil.Process]) -> Iterator[psutil.Process]:
+    """``processes`` and their children, those still running."""
     for process in processes:
         with contextlib.suppress(psutil.Error):
-            for one in [process, *process.children(recursive=True)]:
-                with contextlib.suppress(psutil.Error):
-                    times = one.cpu_times()
-                    total += times.user + times.system
+            yield from [process, *process.children(recursive=True)]
+
+
+def _tree_cpu(processes: list[psutil.Process]) -> float:
+    """The CPU seconds of ``processes`` and their children so far."""
+    total = 0.0
+    for one in _tree(processes):
+        with contextlib.suppress(psutil.Error):
+            times = one.cpu_times()
+            total += times.user + times.system
     return total
 
 
 def tree_rss(processes: list[psutil.Process]) -> float:
     """The resident memory of ``processes`` and their children, in MiB."""
     total = 0
-    for process in processes:
+    for one in _tree(processes):
         with contextlib.suppress(psutil.Error):
-            for one in [process, *process.children(recursive=True)]:
-                with contextlib.suppress(psutil.Error):
-                    total += one.memory_info().rss
+            total += one.memory_info().rss
     return total / 2**20
 
 

@@ -25,8 +25,23 @@ class PortTaken(RuntimeError):
     """uvicorn could not bind its port: another process took it first."""
 
 
-class LiveServer:
-    """One uvicorn child process; ``url`` is its base HTTP URL, ``ws_url`` its websocket base."""
+class OnLoopback:
+    """A server listening on ``127.0.0.1:port``: ``url`` is its base HTTP URL, ``ws_url`` its
+    websocket base."""
+
+    port: int
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}"
+
+
+class LiveServer(OnLoopback):
+    """One uvicorn child process."""
 
     def __init__(self, database_url: str, env: Mapping[str, str] | None = None, port: int = 0):
         self.database_url = database_url
@@ -48,14 +63,6 @@ class LiveServer:
         fd, name = tempfile.mkstemp(prefix="hexmoot-server-", suffix=".log")
         os.close(fd)
         self.log_path = Path(name)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = PATIENCE, attempts: int = 3) -> None:
         """Start the process and wait until ``/healthz`` answers 200.
