@@ -20,6 +20,7 @@ import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, closing
+from typing import Any
 
 import httpx
 import pytest
@@ -257,6 +258,25 @@ def status_of(connection: socket.socket) -> int:
     return int(line.split()[1])
 
 
+def refusal_of(connection: socket.socket) -> tuple[int, dict[str, str], dict[str, Any]]:
+    """The status, headers and JSON body of an answer nginx gives and then closes the connection
+    with (a request sent with ``Connection: close``, or one it refuses)."""
+    with closing(connection), connection.makefile("rb") as answer:
+        status = int(answer.readline().split()[1])
+        headers = {}
+        while (line := answer.readline().strip()) != b"":
+            name, _, field = line.decode().partition(":")
+            headers[name.lower()] = field.strip()
+        body = answer.read(int(headers["content-length"]))
+    return status, headers, json.loads(body)
+
+
+def assert_error_shape(body: dict[str, Any], code: str) -> None:
+    """The protocol's one error shape: {"error": {"code", "message"}}, nothing else."""
+    assert body.keys() == {"error"} and body["error"].keys() == {"code", "message"}
+    assert body["error"]["code"] == code and body["error"]["message"]
+
+
 def post_head(path: str, length: int) -> str:
     return (
         f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -280,11 +300,13 @@ async def test_bodies_over_the_apps_caps(cluster: Cluster, path: str, cap: int, 
             path, content=b"x" * (cap + 1), headers={"Content-Type": "application/json"}
         )
     assert answer.status_code == 413
-    assert answer.json()["error"]["code"] == code
-    refused = await asyncio.to_thread(
-        lambda: status_of(http_head(cluster.port, post_head(path, 2 * cap + 1), "127.0.0.1"))
+    assert_error_shape(answer.json(), code)
+    status, headers, body = await asyncio.to_thread(
+        lambda: refusal_of(http_head(cluster.port, post_head(path, 2 * cap + 1), "127.0.0.1"))
     )
-    assert refused == 413
+    assert status == 413
+    assert headers["content-type"] == "application/json"
+    assert_error_shape(body, code)  # nginx's own refusal, in the app's words
 
 
 async def test_connections_per_address_are_limited(cluster: Cluster) -> None:
@@ -312,6 +334,12 @@ async def test_connections_per_address_are_limited(cluster: Cluster) -> None:
             assert status == 200 and time.monotonic() < end, status
             await asyncio.sleep(0.05)
         assert await asyncio.to_thread(probe, "127.0.0.6") == 200
+        close = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        status, headers, body = await asyncio.to_thread(
+            lambda: refusal_of(http_head(cluster.port, close, "127.0.0.5"))
+        )
+        assert (status, headers["content-type"]) == (429, "application/json")
+        assert_error_shape(body, "rate_limited")
     finally:
         for connection in held:
             connection.close()
@@ -333,3 +361,23 @@ def test_websockets_outlast_the_protocols_idle_limit() -> None:
 def test_idle_connections_to_the_app_close_on_nginxs_side_first() -> None:
     upstream = find(HTTP, "upstream").block
     assert seconds(value(upstream, "keepalive_timeout")[0]) < Settings().keep_alive_timeout
+
+
+def test_with_no_app_process_answering_nginx_says_unavailable(cluster: Cluster) -> None:
+    """While every app process is down (a deploy gone wrong), nginx answers requests and socket
+    handshakes with the app's own retryable refusal: 503 `unavailable`, `Retry-After: 1`."""
+    for app in cluster.apps:
+        app.stop()
+    try:
+        for head in (
+            "GET /api/games/live HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            "GET /ws/live HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n",
+        ):
+            status, headers, body = refusal_of(http_head(cluster.port, head, "127.0.0.7"))
+            assert (status, headers["content-type"]) == (503, "application/json"), head
+            assert headers["retry-after"] == "1"
+            assert_error_shape(body, "unavailable")
+    finally:
+        for app in cluster.apps:
+            app.restart(PATIENCE)
