@@ -16,7 +16,9 @@ What ``compose.yaml`` runs in containers, here as processes of this machine:
   (where nginx listens, and the app processes' addresses) and nginx's pid and scratch files.
 
 Ctrl-C stops everything, nginx first. The children run in sessions of their own, so the terminal's
-interrupt reaches this launcher only, which stops them in that order.
+interrupt reaches this launcher only, which stops them in that order. If the launcher itself is
+killed (SIGKILL, nothing of it runs), the kernel sends each child SIGTERM (``PR_SET_PDEATHSIG``):
+nothing is left listening on the cluster's ports.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
 import os
 import re
 import secrets
@@ -38,7 +41,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -48,6 +51,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import create_async_engine
 
 ROOT = Path(__file__).resolve().parent.parent
+#: prctl(2)'s option: the signal a process receives when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
 NGINX_CONF = Path(__file__).resolve().with_name("nginx.conf")
 #: The address nginx connects to the app processes from, the one proxy they believe.
 PROXY_ADDRESS = "127.0.0.1"
@@ -167,18 +172,40 @@ def run_step(what: str, command: list[str], env: Mapping[str, str]) -> None:
         raise ClusterError(f"{what} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
 
+def _terminated_with(parent: int) -> Callable[[], None]:
+    """What a child runs before its command: SIGTERM once the thread that started it ends (Linux's
+    ``PR_SET_PDEATHSIG``), or now if ``parent`` is already gone."""
+
+    def arrange() -> None:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:  # the parent died before the line above
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return arrange
+
+
 class Child:
     """One long-running process of the cluster: its output goes, line by line, to ``log_path``
-    (and to this process's stdout, each line after the child's name, when ``echo``)."""
+    (and to this process's stdout, each line after the child's name, when ``echo``).
+
+    ``bound``: the child is sent SIGTERM when the thread that starts it ends (the launcher killed).
+    Only for children started from a thread that lives as long as the cluster (the main one)."""
 
     def __init__(
-        self, name: str, command: list[str], env: Mapping[str, str], log_path: Path, echo: bool
+        self,
+        name: str,
+        command: list[str],
+        env: Mapping[str, str],
+        log_path: Path,
+        echo: bool,
+        bound: bool = False,
     ) -> None:
         self.name = name
         self.command = command
         self.env = dict(env)
         self.log_path = log_path
         self.echo = echo
+        self.bound = bound
         self.process: subprocess.Popen[bytes] | None = None
         self._pump: threading.Thread | None = None
 
@@ -192,6 +219,7 @@ class Child:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_terminated_with(os.getpid()) if self.bound else None,
         )
         assert self.process.stdout is not None
         self._pump = threading.Thread(target=self._copy, args=(self.process.stdout,), daemon=True)
@@ -247,8 +275,16 @@ class Child:
 class AppProcess(Child):
     """``python -m app.serve`` on 127.0.0.1:``port``."""
 
-    def __init__(self, name: str, port: int, env: Mapping[str, str], log_path: Path, echo: bool):
-        super().__init__(name, [sys.executable, "-m", "app.serve"], env, log_path, echo)
+    def __init__(
+        self,
+        name: str,
+        port: int,
+        env: Mapping[str, str],
+        log_path: Path,
+        echo: bool,
+        bound: bool = False,
+    ):
+        super().__init__(name, [sys.executable, "-m", "app.serve"], env, log_path, echo, bound)
         self.port = port
         self.env.update({"HOST": "127.0.0.1", "PORT": str(port)})
 
@@ -293,6 +329,7 @@ class Cluster:
 
     ``url`` is the site through the proxy; ``apps`` are the app processes (each with its ``url``,
     reached directly, and its ``log()``), ``nginx`` the proxy; everything lives in ``directory``.
+    ``bound``: the children end when the thread that started them does (see :class:`Child`).
     """
 
     def __init__(
@@ -307,6 +344,7 @@ class Cluster:
         env: Mapping[str, str] | None = None,
         echo: bool = False,
         timeout: float = 120.0,
+        bound: bool = False,
     ) -> None:
         if processes < 1:
             raise ClusterError("a cluster needs at least one app process")
@@ -316,6 +354,7 @@ class Cluster:
         self._choose_port = not port
         self.timeout = timeout
         self.echo = echo
+        self.bound = bound
         self.directory = Path(tempfile.mkdtemp(prefix="hexmoot-cluster-"))
         # nginx's workers run as another user (nobody) when it starts as root: they must reach
         # the static files and their scratch directories in here.
@@ -348,6 +387,7 @@ class Cluster:
             os.environ,
             self.directory / "nginx.log",
             echo,
+            bound,
         )
 
     @property
@@ -389,6 +429,7 @@ class Cluster:
                 self.app_env,
                 self.directory / f"app{number}.log",
                 self.echo,
+                self.bound,
             )
             app.start()
             try:
@@ -472,6 +513,7 @@ def main(argv: list[str] | None = None) -> None:
             redis_url=args.redis,
             redis_prefix=args.redis_prefix,
             echo=True,
+            bound=True,  # everything runs in this main thread: killed, it takes them along
         )
         cluster.start()
         print(f"\nHexmoot: {cluster.url} (nginx, in {cluster.directory})", flush=True)

@@ -12,26 +12,32 @@ counts are its own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
+import os
 import re
 import secrets
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, closing
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 import websockets
 
 from app.config import Settings
 from app.http_limits import BODY_LIMIT, IMPORT_LIMIT, REPLAY_LIMIT
 from app.static_files import IMMUTABLE, REVALIDATE
-from deploy.cluster import NGINX_CONF, Cluster
-from tests.deploy.conftest import ClusterFactory, accepted
+from deploy.cluster import NGINX_CONF, Cluster, answers, free_port
+from tests.deploy.conftest import SECRET_KEY, ClusterFactory, accepted
 from tests.deploy.nginxconf import find, parse, seconds, value
+from tests.support.databases import PG_ADMIN_URL, drop_database
 from tests.support.gameplay import MovePicker, assert_each_event_once, quick_game, start_game
 from tests.support.patience import PATIENCE
 from tests.support.wsclient import GameSocket, TestVisitor
@@ -381,3 +387,32 @@ def test_with_no_app_process_answering_nginx_says_unavailable(cluster: Cluster) 
     finally:
         for app in cluster.apps:
             app.restart(PATIENCE)
+
+
+def test_a_killed_launcher_takes_its_processes_along() -> None:
+    """``make cluster``'s launcher SIGKILLed (nothing of it runs): nginx and the app processes it
+    started end too, and nothing is left listening on the cluster's port."""
+    port, name = free_port(), f"hexmoot_launcher_{secrets.token_hex(4)}"
+    env = {**os.environ, "SECRET_KEY": SECRET_KEY, "PYTHONUNBUFFERED": "1"}
+    command = [sys.executable, "-m", "deploy.cluster", "--port", str(port), "--database", name]
+    command += ["--postgres", PG_ADMIN_URL, "--redis-prefix", f"test-{secrets.token_hex(4)}:"]
+    launcher = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    children: list[psutil.Process] = []
+    try:
+        assert launcher.stdout is not None
+        end = time.monotonic() + PATIENCE
+        while not (line := launcher.stdout.readline().decode()).startswith("Hexmoot: "):
+            assert line and time.monotonic() < end, "the cluster did not start"
+        children = psutil.Process(launcher.pid).children(recursive=True)
+        assert len(children) >= 3 and answers(f"http://127.0.0.1:{port}/healthz")
+        launcher.kill()
+        launcher.wait()
+        _, alive = psutil.wait_procs(children, timeout=PATIENCE)
+        assert alive == []
+        assert not answers(f"http://127.0.0.1:{port}/healthz")
+    finally:
+        launcher.kill()  # if a check above failed: the launcher and whatever outlived it
+        for child in children:
+            with contextlib.suppress(psutil.Error):
+                child.kill()
+        drop_database(name)

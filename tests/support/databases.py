@@ -75,6 +75,11 @@ def _run_admin(statement: str) -> None:
         raise errors[0]
 
 
+def drop_database(name: str) -> None:
+    """Drop the PostgreSQL database ``name`` (a test's own), its connections with it."""
+    _run_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 #: This process's templates: backend -> a migrated SQLite file, or a PostgreSQL database's name.
 _templates: dict[str, str] = {}
 
@@ -119,4 +124,4 @@ def fresh_database(backend: str, directory: Path) -> Iterator[str]:
     try:
         yield _pg_url(name)
     finally:
-        _run_admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_database(name)
