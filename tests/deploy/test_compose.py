@@ -117,6 +117,20 @@ def test_at_least_two_app_processes_are_behind_it(compose: dict[str, Any]) -> No
         assert proxy["depends_on"][name] == {"condition": "service_healthy"}
 
 
+def test_nginx_looks_the_apps_addresses_up_again(compose: dict[str, Any]) -> None:
+    """A recreated app container has a new address: nginx asks Docker's DNS again (``resolve``,
+    which needs the shared zone and nginx 1.27.3 or later), rather than keep the address it
+    found at its start."""
+    upstreams = parse((ROOT / "deploy/compose/upstreams.conf").read_text())
+    servers = [d for d in upstreams if d.name == "server"]
+    assert servers and all("resolve" in d.args for d in servers)
+    assert value(upstreams, "resolver")[0] == "127.0.0.11"  # Docker's embedded DNS
+    http = find(parse(NGINX_CONF.read_text()), "http").block
+    assert find(find(http, "upstream", "hexmoot_app").block, "zone").args
+    version = services(compose)["proxy"]["image"].removeprefix("nginx:")
+    assert tuple(int(part) for part in version.split(".")) >= (1, 27, 3), version
+
+
 def test_postgresql_and_redis_are_health_checked(compose: dict[str, Any]) -> None:
     for name in ("db", "redis"):
         service = services(compose)[name]
