@@ -353,10 +353,15 @@ def _check_result(result: object) -> None:
         )
 
 
+#: The most numbers one seat's score may list: Valaturna's is the height of each of its stacks, up
+#: to one a point of its largest board (127).
+MAX_SCORE_PARTS = 256
+
+
 def _is_score(score: object) -> bool:
     def is_int(value: object) -> bool:
         return type(value) is int and abs(value) < 1 << 31
 
     return is_int(score) or (
-        isinstance(score, list) and len(score) <= 8 and all(is_int(s) for s in score)
+        isinstance(score, list) and len(score) <= MAX_SCORE_PARTS and all(is_int(s) for s in score)
     )

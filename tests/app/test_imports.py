@@ -216,6 +216,17 @@ async def test_a_finished_games_scores_are_the_rules(clients: Any) -> None:
     assert stored.status_code == 201, stored.text
 
 
+async def test_a_valaturna_record_with_many_stacks_imports(clients: Any) -> None:
+    """Valaturna's score lists every stack's height: often more than 8 of them."""
+    ann = await clients("Ann")
+    rules = games.get("valaturna", size=5)
+    _states, moves = random_game(rules, random.Random(28))
+    record = make_record(rules, moves, [{"seat": 1, "name": "Va"}, {"seat": 2, "name": "Lu"}])
+    assert max(len(s) for s in record["result"]["scores"]) > 8
+    stored = await ann.post("/api/archive/import", json=record)
+    assert stored.status_code == 201, stored.text
+
+
 async def test_the_stored_result_is_the_servers(clients: Any) -> None:
     """A server reason's colour is the final position's, not the record's text."""
     ann = await clients("Ann")
