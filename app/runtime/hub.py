@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from redis.exceptions import RedisError
 
+from app.runtime.scheduler import stop_if_cancelled
+
 if TYPE_CHECKING:
     from redis.asyncio.client import PubSub
 
@@ -339,6 +341,7 @@ class RedisHub(Hub):
                 self._confirming.clear()
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
+            stop_if_cancelled()
             await asyncio.sleep(delay)
             delay = min(delay * 2, self._backoff[1])
 
@@ -576,6 +579,7 @@ class RedisHub(Hub):
                 except Exception as exc:  # a bug: logged, and the refresher goes on
                     self._failed("presence refresh", exc, unexpected=True)
                     break
+            stop_if_cancelled()
 
     # Health and shutdown ------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
 import time
@@ -199,6 +200,26 @@ async def test_presence_of_a_process_that_stopped_refreshing_expires() -> None:
     finally:
         await live.close()
         await crashed.close()
+
+
+async def test_close_returns_though_a_refresh_swallowed_its_cancellation() -> None:
+    """A library that swallows the CancelledError sent into it (or turns it into an exception
+    the refresher logs) must not leave ``close`` waiting forever for a refresher that goes on
+    (it hung the suite once, with the refresh's Redis write timing out on a busy machine)."""
+    hub = RedisHub(REDIS, f"test-{secrets.token_hex(4)}:", presence_refresh=0.01)
+    writing = asyncio.Event()
+
+    async def swallowing(channel: str, members: list[str]) -> None:
+        writing.set()
+        # Swallowed: what the refresher sees is a write that returned.
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(3600)
+
+    assert await hub.presence("game:t", "ann", +1) == 1
+    hub._write_presence = swallowing  # type: ignore[method-assign]
+    await asyncio.wait_for(writing.wait(), PATIENCE)
+    # A hang is the failure: the bound only turns it into a quick one.
+    await asyncio.wait_for(hub.close(), PATIENCE)
 
 
 async def _healthy(hub: Hub) -> bool:
