@@ -332,6 +332,30 @@ class Rules(ABC, Generic[S, M]):
             raise IllegalMoveError("The game is over")
         return rng.choice(moves)
 
+    # --- the fast path for search: no texts, no checks, no display -----------------------------
+    #
+    # A search (a bot's playouts, make bench --fast) plays moves it got from these methods on the
+    # state it got them for, so nothing here validates a move, writes a move text or fills the
+    # fields a view shows. Each game overrides what pays; these defaults are the slow path itself.
+    # The conformance suite checks that every game's fast path agrees with the slow one.
+
+    def search_moves(self, state: S) -> list[M]:
+        """Every legal move, in no promised order, as values ``search_apply`` takes; their texts
+        are left uncomputed (``format_move`` gives them when a move is shown or stored)."""
+        return list(self.legal_moves(state))
+
+    def search_random_move(self, state: S, rng: random.Random) -> M:
+        """A random legal move, drawn as cheaply as the game allows (each game's docstring says
+        how it is distributed); IllegalMoveError if the game is over."""
+        return self.random_move(state, rng)
+
+    def search_apply(self, state: S, move: M) -> S:
+        """The state after ``move``, which must come from ``search_moves`` or
+        ``search_random_move`` (or ``legal_moves``) of this very ``state``: it is not checked.
+        Equal to ``apply``'s state by ``key``; its display fields (the last move's text and
+        cells) may be left empty."""
+        return self.apply(state, move)
+
     def key(self, state: S) -> Hashable:
         """A stable key of the position for repetition checks and caches."""
         return state

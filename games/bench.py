@@ -2,7 +2,9 @@
 
 Positions are sampled from seeded random games. For each game at its default options it reports the
 median and 99th percentile of ``legal_moves`` (via ``Rules.bench_legal``: the work the server does for
-one position) and of ``apply``, and random playouts per second. Benchmarks, never tests: timings on a
+one position) and of ``apply``, and random playouts per second, two ways: as the server plays a move
+(``random_move``, its canonical text, ``apply``), and on the fast path a search uses
+(``search_random_move`` and ``search_apply``, no texts). Benchmarks, never tests: timings on a
 shared 2-core machine are noisy, so figures are medians over many samples.
 """
 
@@ -34,6 +36,7 @@ class Figures:
     apply_p99_ms: float
     playouts_per_s: float
     median_moves: float
+    fast_playouts_per_s: float = 0.0
 
     def line(self) -> str:
         """A one-line report."""
@@ -41,6 +44,7 @@ class Figures:
             f"{self.game:10} legal_moves median {self.legal_median_ms:7.3f} ms  "
             f"p99 {self.legal_p99_ms:8.3f} ms | apply median {self.apply_median_ms:6.3f} ms  "
             f"p99 {self.apply_p99_ms:7.3f} ms | {self.playouts_per_s:7.2f} playouts/s | "
+            f"fast {self.fast_playouts_per_s:8.2f} playouts/s | "
             f"median {self.median_moves:g} moves/position over {self.positions} positions"
         )
 
@@ -58,6 +62,16 @@ def random_game(
         state = rules.apply(state, move)
         states.append(state)
     return states, texts
+
+
+def fast_playout(rules: Rules[Any, Any], rng: random.Random, max_plies: int = 100_000) -> Any:
+    """The final state of one random game played on the fast path (no texts, no checks)."""
+    state = rules.initial_state()
+    plies = 0
+    while rules.to_move(state) is not None and plies < max_plies:
+        state = rules.search_apply(state, rules.search_random_move(state, rng))
+        plies += 1
+    return state
 
 
 def _percentile(samples: list[float], p: float) -> float:
@@ -83,6 +97,11 @@ def measure(slug: str, games_played: int = 6, per_game: int = 25, seed: int = 1)
         live = [s for s in states if rules.to_move(s) is not None]
         positions.extend(rng.sample(live, min(per_game, len(live))))
     playouts = games_played / (time.perf_counter() - t0)
+    fast_rng = random.Random(seed)
+    t0 = time.perf_counter()
+    for _ in range(games_played):
+        fast_playout(rules, fast_rng)
+    fast = games_played / (time.perf_counter() - t0)
     legal: list[float] = []
     applies: list[float] = []
     counts: list[int] = []
@@ -102,4 +121,5 @@ def measure(slug: str, games_played: int = 6, per_game: int = 25, seed: int = 1)
         _percentile(applies, 0.99),
         playouts,
         statistics.median(counts),
+        fast,
     )

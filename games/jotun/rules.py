@@ -392,6 +392,83 @@ class Rules(BaseRules[State, Move]):
                 return rng.choice(moves)
         raise IllegalMoveError("No legal move (the game should have ended)")
 
+    # -- the fast path for search ---------------------------------------------------------------
+
+    def search_moves(self, state: State) -> list[Move]:
+        """Every legal move, one per result [A27], searched afresh and without texts."""
+        if state.ending is not None or state.phase != PLAY:
+            return list(self.legal_moves(state))
+        board = state.board
+        out = [Move(kind="place", cells=(c,)) for c in placements(self.geo, board, state.colour)]
+        for o in origins(board, state.colour):
+            search = self._search(board, o)
+            search.run()
+            for d, results in search.found.items():
+                for (mover, after), way in results.items():
+                    result = search.result(mover, after)
+                    out.append(Move(kind="move", cells=(o, d), result=result, path=way))
+        return out
+
+    def search_random_move(self, state: State, rng: random.Random) -> Move:
+        """A random action: a placement or an origin uniformly (as ``random_move``), then one
+        move of that origin found by a search that takes its branches in a random order and stops
+        at the first move (:meth:`Search.draw`): no origin's moves are listed, and short paths are
+        likelier than under ``random_move``."""
+        if state.ending is not None:
+            raise IllegalMoveError("The game is over")
+        if state.phase != PLAY:
+            return rng.choice(list(self.legal_moves(state)))
+        board = state.board
+        places = placements(self.geo, board, state.colour)
+        starts = origins(board, state.colour)
+        info = self._board_info(board)
+        while places or starts:
+            k = rng.randrange(len(places) + len(starts))
+            if k < len(places):
+                return Move(kind="place", cells=(places[k],))
+            o = starts.pop(k - len(places))
+            search = Search(self.geo, board, o, info)
+            try:
+                drawn = search.draw(rng, RANDOM_BUDGET)
+            except OverBudget:
+                straight = self._straight_moves(state, o)
+                if straight:
+                    return rng.choice(straight)
+                continue
+            if drawn is not None:
+                d, mover, after, way = drawn
+                result = search.result(mover, after)
+                return Move(kind="move", cells=(o, d), result=result, path=(*way, d))
+        raise IllegalMoveError("No legal move (the game should have ended)")
+
+    def search_apply(self, state: State, move: Move) -> State:
+        """The state after a legal ``move``: a movement's result is written on the board as it
+        stands, its path is not followed again; no text, no display fields."""
+        if state.phase != PLAY or move.kind == "choose":
+            return self.apply(state, move)
+        board = list(state.board)
+        if move.kind == "place":
+            board[move.cells[0]] = H | 2 | state.colour
+        else:
+            o, d = move.cells
+            result = move.result
+            assert result is not None
+            board[o] = 0
+            for c, code in result.changes:
+                board[c] = code
+            board[d] = result.mover
+        after = tuple(board)
+        ply = state.ply + 1
+        return State(
+            size=self.size,
+            board=after,
+            phase=PLAY,
+            colour=1 - state.colour,
+            black_seat=state.black_seat,
+            ply=ply,
+            ending=self._ending(after, ply, state.colour),
+        )
+
     def _random_origin_moves(self, state: State, o: int) -> Sequence[Move]:
         search = self._search(state.board, o)
         try:

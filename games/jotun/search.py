@@ -6,6 +6,7 @@ branch share what they have in common. Sets of cells and of groups are bitmasks.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -59,6 +60,16 @@ class Entered(NamedTuple):
     touch: int  # the stacks next to the mover now
     released: int  # the stacks it has stopped touching, never to be touched again [A13]
     visited: int  # the cells entered, never to be entered again [A14]
+
+
+class Drawn(NamedTuple):
+    """A move found by :meth:`Search.draw`: its destination, the mover on arrival, every other
+    stack after it (the origin emptied) and the waypoints of its path."""
+
+    destination: int
+    mover: int
+    board: tuple[int, ...]
+    way: tuple[int, ...]
 
 
 # ``tuple.__new__(Record, values)`` is what a NamedTuple's ``_make`` does, without the Python call
@@ -427,6 +438,99 @@ class Search:
             if not f or f > low:
                 continue
             self.explore(d2, q, over, jb, touch, rel, vis, way2)
+
+    # -- one random path (the search's fast path) -------------------------------------------
+
+    def draw(self, rng: random.Random, budget: int) -> Drawn | None:
+        """One legal move of the origin, found by a depth-first search that takes the branches of
+        every rest point (stop here, go straight on, each turn) in a random order and ends at the
+        first move; None if the origin has none. OverBudget after ``budget`` entered cells."""
+        self.budget = budget
+        jb, touch, o = self.start, self.touch0, self.o
+        directions = list(range(6))
+        rng.shuffle(directions)
+        try:
+            for d in directions:
+                x, jumped = self.landing(o, d, jb.friendly)
+                if not jumped:
+                    x = self.step[o][d]
+                if x >= 0:
+                    self._wander(rng, d, x, jumped, jb, touch, 0, 1 << o, (o,))
+        except Found as found:
+            p, jb, way = found.args
+            return Drawn(p, jb.mover, jb.board, way)
+        return None
+
+    def _wander(
+        self,
+        rng: random.Random,
+        d: int,
+        q: int,
+        jumped: int,
+        jb: Journey,
+        touch: int,
+        rel: int,
+        vis: int,
+        way: tuple[int, ...],
+    ) -> None:
+        """:meth:`explore` with the branches of each rest point shuffled, raising Found with the
+        first move: the same paths, so every move it finds is legal."""
+        step, near, arrive = self.step, self.near, self.arrive
+        after = arrive(q, jb, rel, vis)
+        if after is None:
+            return
+        self.budget -= 1
+        if self.budget < 0:
+            raise OverBudget
+        while True:
+            nbq = near[q]
+            newf = nbq & jb.friendly & ~touch & ~jumped  # [A11]
+            jb, touch, rel, vis = after, nbq & after.occupied, rel | touch & ~nbq, vis | 1 << q
+            p = q
+            if jb.stopped or jumped or newf:
+                break
+            q = step[p][d]  # [A7] the forced slide
+            after = arrive(q, jb, rel, vis)
+            if after is None:
+                break
+        if jb.stopped:  # rule 4
+            if self.end_ok(p):
+                raise Found(p, jb, way)
+            return
+        # the branches of the rest point p: (direction, cell entered, stacks jumped, waypoints);
+        # direction -1 stands for ending here [A10]
+        branches: list[tuple[int, int, int, tuple[int, ...]]] = []
+        if self.end_ok(p):
+            branches.append((-1, p, 0, way))
+        fr = jb.friendly
+        ahead = step[p][d]
+        if ahead >= 0 and fr >> ahead & 1:
+            x, over = self.landing(p, d, fr)  # [A8]
+            if x >= 0:
+                branches.append((d, x, over, way))
+        elif jumped and not newf:
+            branches.append((d, ahead, 0, way))
+        low = self._friend_min(jb, p)  # [A12]
+        if low:
+            way2 = (*way, p)
+            for d2 in _TURNS[d]:
+                q = step[p][d2]
+                if q < 0:
+                    continue
+                over = 0
+                while q >= 0 and fr >> q & 1:  # [A9]
+                    over |= 1 << q
+                    q = step[q][d2]
+                if q < 0:
+                    continue
+                f = self._friend_min(jb, q)
+                if f and f <= low:
+                    branches.append((d2, q, over, way2))
+        rng.shuffle(branches)
+        for d2, q, over, w in branches:
+            if d2 < 0:
+                raise Found(p, jb, way)
+            self._wander(rng, d2, q, over, jb, touch, rel, vis, w)
 
     def emit(self, p: int, jb: Journey, way: tuple[int, ...]) -> None:
         """Record the move ending on ``p``; keep the best path of each result [A27, §9]."""

@@ -111,6 +111,42 @@ def test_canonical_text_round_trips_and_apply_is_pure(slug: str, opts: dict[str,
 
 
 @pytest.mark.parametrize(("slug", "opts"), CASES)
+def test_the_fast_path_agrees_with_the_slow_one(slug: str, opts: dict[str, Any]) -> None:
+    """A game played by ``search_random_move`` and ``search_apply`` plays only legal moves
+    (``apply`` checks each; the texts of the first plies round-trip: later, one text can cost a
+    Jotun origin's whole search), reaches the states ``apply`` reaches, and ends the same way; on
+    sampled
+    positions of the random games with at most ``MOVES_PER_POSITION`` moves, ``search_moves`` are
+    the legal moves."""
+    rules = games.get(slug, **opts)
+    rng = random.Random(11)
+    state = rules.initial_state()
+    plies = 0
+    while rules.to_move(state) is not None:
+        move = rules.search_random_move(state, rng)
+        if plies < 40:
+            text = rules.format_move(state, move)
+            assert rules.parse_move(state, text) == move, text
+        after = rules.search_apply(state, move)
+        slow = rules.apply(state, move)
+        assert rules.key(after) == rules.key(slow), (plies, move)
+        assert rules.to_move(after) == rules.to_move(slow)
+        assert rules.outcome(after) == rules.outcome(slow)
+        state = after
+        plies += 1
+    with pytest.raises(IllegalMoveError):
+        rules.search_random_move(state, rng)
+    assert rules.search_moves(state) == []
+    for states, _ in _games(slug, opts, 1):
+        for position in _sample_positions(states[:-1], rng):
+            if len(_moves(rules, position)) == MOVES_PER_POSITION:
+                continue  # maybe more: too many to list in a test
+            fast = rules.search_moves(position)
+            assert len(fast) == len(set(fast))
+            assert set(fast) == set(rules.legal_moves(position))
+
+
+@pytest.mark.parametrize(("slug", "opts"), CASES)
 def test_record_replays_to_the_same_final_state(slug: str, opts: dict[str, Any]) -> None:
     rules = games.get(slug, **opts)
     for states, texts in _games(slug, opts, 2):
