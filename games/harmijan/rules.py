@@ -31,7 +31,7 @@ from .notation import read_move, write_move
 from .shapes import ShapeClass
 from .state import COLOUR_IDS, PASS, Move, Setup, State, Turn, own_enemy
 from .steps import steps
-from .turns import has_turn, turn_fault, turn_table, turns
+from .turns import Slides, has_turn, random_turn, turn_fault, turn_table, turns
 
 
 class Rules(BaseRules[State, Move]):
@@ -62,6 +62,9 @@ class Rules(BaseRules[State, Move]):
         self._turn_table: Callable[[int, int], dict[int, dict[int, int]]] = lru_cache(maxsize=64)(
             partial(turn_table, self._geo)
         )
+        # ... at most 16 positions' slides, which a search asks for twice per position (whether
+        # the colour to move has a turn, then a random one) ...
+        self._slides = lru_cache(maxsize=16)(partial(Slides, self._geo))
         # ... and at most 4096 shapes (normalised cells -> canonical shape; a game meets hundreds).
         self._shape_of: Callable[[tuple[Hex, ...]], tuple[Hex, ...]] = lru_cache(maxsize=4096)(
             canonical_shape
@@ -89,7 +92,7 @@ class Rules(BaseRules[State, Move]):
         if state.must_pass:
             return iter((PASS,))
         own, enemy = own_enemy(state)
-        return iter(turns(self._geo, own, enemy))
+        return iter(turns(self._geo, own, enemy, self._slides(own, enemy)))
 
     def format_move(self, state: State, move: Move) -> str:
         """Canonical text: ``f5,f6/c3,c4``, ``black``, ``g3-g4@j4``, ``g3xg6@g1``, ``pass``."""
@@ -244,6 +247,35 @@ class Rules(BaseRules[State, Move]):
             if len({*black, *white}) == 4:
                 return Setup(black=black, white=white)
 
+    def bench_legal(self, state: State) -> int:
+        """Every legal move, the position's slides computed afresh (the cache would flatter)."""
+        self._slides.cache_clear()
+        return sum(1 for _ in self.legal_moves(state))
+
+    def search_random_move(self, state: State, rng: random.Random) -> Move:
+        """A random move; a turn is drawn without listing them all (:func:`.turns.random_turn`:
+        a stone, then a destination, then a place, each uniformly among those that lead to a
+        turn, so not uniform over turns)."""
+        if state.phase != PLAY or state.must_pass:
+            return self.random_move(state, rng)
+        turn = random_turn(self._slides(*own_enemy(state)), rng)
+        assert turn is not None, "a position in play without must_pass has a turn [H10]"
+        return turn
+
+    def search_apply(self, state: State, move: Move) -> State:
+        """The position after a legal ``move``, unchecked and without its text."""
+        if not isinstance(move, Turn) or state.phase != PLAY:
+            return self.apply(state, move)
+        colour = state.colour
+        s, x, y = move
+        stones = list(state.stones)
+        grew = not stones[other(colour)] >> x & 1
+        stones[other(colour)] &= ~(1 << x)  # [H5] a bite removes the enemy stone
+        stones[colour] = (stones[colour] & ~(1 << s)) | (1 << x) | (1 << y)
+        return self._next_turn(
+            state, (stones[0], stones[1]), other(colour), state.black_seat, None, (), grew
+        )
+
     def classes(self, stones: int) -> list[ShapeClass]:
         """The repeated shapes among the creatures of ``stones`` (one colour's), largest first."""
         return shapes.classes(self.board, self._geo.components(stones), self._shape_of)
@@ -291,7 +323,8 @@ class Rules(BaseRules[State, Move]):
             raise IllegalMoveError("That is not a Harmijan move")
         if state.must_pass:
             raise IllegalMoveError("You have no move: pass", rule="H9")
-        fault = turn_fault(self._geo, *own_enemy(state), *move)
+        own, enemy = own_enemy(state)
+        fault = turn_fault(self._geo, own, enemy, *move, self._slides(own, enemy))
         if fault:
             raise IllegalMoveError(*fault)
 
@@ -301,7 +334,7 @@ class Rules(BaseRules[State, Move]):
         stones: tuple[int, int],
         colour: int,
         black_seat: int,
-        text: str,
+        text: str | None,
         cells: Sequence[int],
         grew: bool,
     ) -> State:
@@ -322,8 +355,8 @@ class Rules(BaseRules[State, Move]):
             return State(phase=OVER, reason="repetition", **common)
         own, enemy = stones[colour], stones[other(colour)]
         # [H10] a static test at the start of every turn
-        if has_turn(self._geo, own, enemy):
+        if has_turn(self._geo, own, enemy, self._slides(own, enemy)):
             return State(phase=PLAY, **common)
-        if has_turn(self._geo, enemy, own):
+        if has_turn(self._geo, enemy, own, self._slides(enemy, own)):
             return State(phase=PLAY, must_pass=True, **common)
         return State(phase=OVER, reason="no-moves", **common)

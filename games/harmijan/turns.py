@@ -7,6 +7,8 @@ components, straight slides); its ``board`` gives hexgrid's integer tables (step
 
 from __future__ import annotations
 
+import random
+
 from ..bitboard import Bitboard, bits
 from .state import Turn
 
@@ -17,7 +19,7 @@ _ARCS = tuple(
 )
 
 
-class _Slides:
+class Slides:
     """One colour's creatures on a board, and for each stone the data its slides and placements
     need: the creatures without that stone, and where a cell touches one or two of them."""
 
@@ -49,6 +51,7 @@ class _Slides:
             post_twice[n] = post_twice[n + 1] | (post_once[n + 1] & d)
             post_once[n] = post_once[n + 1] | d
         self.post = (post_once, post_twice)
+        self._without: dict[int, _Without] = {}
 
     def movable(self) -> int:
         """The stones of creatures of two or more stones ([H4]: size before the move)."""
@@ -59,7 +62,14 @@ class _Slides:
         return out
 
     def without(self, s: int) -> _Without:
-        """The board seen by the stone at ``s`` while it moves ([H1]: counted without it)."""
+        """The board seen by the stone at ``s`` while it moves ([H1]: counted without it);
+        kept, since whether a turn exists and which turn a search draws ask for the same."""
+        known = self._without.get(s)
+        if known is None:
+            known = self._without[s] = self._compute_without(s)
+        return known
+
+    def _compute_without(self, s: int) -> _Without:
         geo = self.geo
         n = self.label[s]
         creature = self.creatures[n]
@@ -91,7 +101,7 @@ class _Without:
     """The slides and placements of the stone at ``s``."""
 
     def __init__(
-        self, slides: _Slides, s: int, n: int, pieces: list[int], one: int, two: int
+        self, slides: Slides, s: int, n: int, pieces: list[int], one: int, two: int
     ) -> None:
         self.slides = slides
         self.s = s
@@ -126,9 +136,11 @@ class _Without:
         return geo.reach(x, stones) & allowed  # [H6] any of the six lines, no jumping
 
 
-def turns(geo: Bitboard, own: int, enemy: int) -> list[Turn]:
-    """Every turn, sorted by (source, target, place) in reading order."""
-    slides = _Slides(geo, own, enemy)
+def turns(geo: Bitboard, own: int, enemy: int, slides: Slides | None = None) -> list[Turn]:
+    """Every turn, sorted by (source, target, place) in reading order; ``slides`` if the caller
+    has them."""
+    if slides is None:
+        slides = Slides(geo, own, enemy)
     out = []
     for s in bits(slides.movable()):
         without = slides.without(s)
@@ -139,9 +151,10 @@ def turns(geo: Bitboard, own: int, enemy: int) -> list[Turn]:
     return out
 
 
-def has_turn(geo: Bitboard, own: int, enemy: int) -> bool:
-    """Whether any turn exists (stops at the first one)."""
-    slides = _Slides(geo, own, enemy)
+def has_turn(geo: Bitboard, own: int, enemy: int, slides: Slides | None = None) -> bool:
+    """Whether any turn exists (stops at the first one); ``slides`` if the caller has them."""
+    if slides is None:
+        slides = Slides(geo, own, enemy)
     for s in bits(slides.movable()):
         without = slides.without(s)
         for x in bits(without.targets()):
@@ -150,10 +163,27 @@ def has_turn(geo: Bitboard, own: int, enemy: int) -> bool:
     return False
 
 
+def random_turn(slides: Slides, rng: random.Random) -> Turn | None:
+    """A random turn without listing them all: a stone uniformly among those that have a turn,
+    then a destination uniformly among its destinations that leave a place, then a place
+    uniformly; None if there is no turn."""
+    stones = list(bits(slides.movable()))
+    rng.shuffle(stones)
+    for s in stones:
+        without = slides.without(s)
+        targets = list(bits(without.targets()))
+        rng.shuffle(targets)
+        for x in targets:
+            places = without.places(x)
+            if places:
+                return Turn(s, x, rng.choice(list(bits(places))))
+    return None
+
+
 def turn_table(geo: Bitboard, own: int, enemy: int) -> dict[int, dict[int, int]]:
     """source -> target -> bitset of places, for step-wise entry (``Rules`` caches it across
     clicks)."""
-    slides = _Slides(geo, own, enemy)
+    slides = Slides(geo, own, enemy)
     table: dict[int, dict[int, int]] = {}
     for s in bits(slides.movable()):
         without = slides.without(s)
@@ -164,16 +194,18 @@ def turn_table(geo: Bitboard, own: int, enemy: int) -> dict[int, dict[int, int]]
 
 
 def turn_fault(
-    geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int
+    geo: Bitboard, own: int, enemy: int, s: int, x: int, y: int, slides: Slides | None = None
 ) -> tuple[str, str] | None:
-    """Why the turn (s, x, y) is illegal and the rule it breaks, or None if it is legal."""
+    """Why the turn (s, x, y) is illegal and the rule it breaks, or None if it is legal;
+    ``slides`` if the caller has them."""
     names = geo.board.names
     cells = len(names)
     if not all(0 <= i < cells for i in (s, x, y)):
         return "A cell of that move is off the board", "4"
     if not own >> s & 1:
         return f"{names[s]} holds none of your stones", "4"
-    slides = _Slides(geo, own, enemy)
+    if slides is None:
+        slides = Slides(geo, own, enemy)
     if not slides.movable() >> s & 1:
         return f"The stone on {names[s]} stands alone and cannot move", "H4"
     without = slides.without(s)
