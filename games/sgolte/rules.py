@@ -304,6 +304,23 @@ class Rules(BaseRules[State, Move]):
             last_cells=tuple(dict.fromkeys((move.place, *move.capture, *move.replace))),
         )
 
+    def search_apply(self, state: State, move: Move) -> State:
+        """The position after a legal ``move``, unchecked and without its text."""
+        if state.phase != PLAY:
+            return self.apply(state, move)
+        geo = self.geo
+        assert move.place is not None
+        own, enemy = sides(state)
+        own |= 1 << geo.parse(move.place) | mask(geo.parse(c) for c in move.replace)
+        enemy &= ~mask(geo.parse(c) for c in move.capture)
+        return State(
+            stones=(own, enemy) if state.colour == BLACK else (enemy, own),
+            phase=PLAY if self.search.has_turn(enemy, own) else OVER,
+            colour=WHITE if state.colour == BLACK else BLACK,
+            black_seat=state.black_seat,
+            ply=state.ply + 1,
+        )
+
     def move_tokens(self, state: State, move: Move) -> tuple[str, ...]:
         """Clicks: the placement, each captured stone in removal order, each re-placed stone."""
         if move.choice is not None:
@@ -314,6 +331,14 @@ class Rules(BaseRules[State, Move]):
     def random_move(self, state: State, rng: random.Random) -> Move:
         """A random legal move: a uniformly random legal placement, then a random feasible capture,
         then random re-placements that keep a completion possible (never listing all moves)."""
+        return self._draw(state, rng, listing=True)
+
+    def search_random_move(self, state: State, rng: random.Random) -> Move:
+        """``random_move``'s distribution, a standard capture drawn without listing the captures
+        of its placement (:meth:`.search.Search.random_capture`)."""
+        return self._draw(state, rng, listing=False)
+
+    def _draw(self, state: State, rng: random.Random, listing: bool) -> Move:
         self.check_over(state)
         geo = self.geo
         if state.phase == SETUP:
@@ -328,10 +353,14 @@ class Rules(BaseRules[State, Move]):
         for p in cells:
             if not (merging >> p) & 1:
                 return Move(place=geo.names[p])
-            caps = self.search.random_captures(own, enemy, p, rng)
-            if not caps:
+            if listing:  # the draws random_move has always made: seeded games stay the same
+                caps = self.search.random_captures(own, enemy, p, rng)
+                found = rng.choice(caps) if caps else None
+            else:
+                found = self.search.random_capture(own, enemy, p, rng)
+            if found is None:
                 continue
-            cap = rng.choice(caps)
+            cap = found
             own2, empty2 = after_capture(geo, own, enemy, p, cap.cells)
             placed = random_replacement(geo, own2, empty2, len(cap.order), rng)
             return Move(

@@ -107,9 +107,27 @@ class Search:
 
     def has_turn(self, own: int, enemy: int) -> bool:
         """Whether the colour owning ``own`` has a legal turn, decided without listing moves."""
-        for _ in self.starts(own, enemy):
+        geo = self.geo
+        empty = geo.all & ~own & ~enemy
+        merging = merging_cells(geo, own, empty)
+        if empty & ~merging:  # a quiet placement is legal at once: no capture need be searched
             return True
-        return False  # [12] no legal turn: the player to move loses
+        # [12] without a legal turn the player to move loses
+        return any(self.capture_exists(own, enemy, p) for p in bits(empty))
+
+    def random_capture(self, own: int, enemy: int, p: int, rng: random.Random) -> Capture | None:
+        """A legal capture of the merging placement ``p`` without listing them: standard, the
+        first legal one of the candidate lines in a random order (uniform over the legal ones,
+        like a choice among :meth:`random_captures`); dense, as :meth:`random_captures`."""
+        if self.dense:
+            caps = self.random_captures(own, enemy, p, rng)
+            return caps[0] if caps else None
+        candidates = list({line.cells: line for line in reversed(self.lines(enemy))}.values())
+        rng.shuffle(candidates)
+        for line in candidates:
+            if self.feasible(own, enemy, p, line.cells):
+                return line
+        return None
 
     def random_captures(self, own: int, enemy: int, p: int, rng: random.Random) -> list[Capture]:
         """Legal captures of the merging placement ``p`` to draw one from: standard, all of them;
