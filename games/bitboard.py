@@ -67,11 +67,6 @@ class Bitboard:
     board: HexBoard
     near: tuple[int, ...]
     closed: tuple[int, ...]
-    # the six lines from each cell as masks, split by how the bit index runs along them: ``up[i]``
-    # the lines whose cells have higher indices the farther they are (E, SW, SE), ``down[i]`` the
-    # others (NE, NW, W), so that the first cell met on a line is its lowest or its highest bit
-    up: tuple[tuple[int, int, int], ...] = ()
-    down: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def all(self) -> int:
@@ -129,33 +124,6 @@ class Bitboard:
             out.append(part)
         return out
 
-    def reach(self, i: int, blocked: int, last: int = 0) -> int:
-        """The cells a straight slide from cell ``i`` can reach along any of the six lines: a line
-        stops before its first cell of ``blocked`` and at (including) its first cell of ``last``.
-
-        >>> b = bitboard(2)
-        >>> [b.board.names[j] for j in bits(b.reach(0, blocked=mask((1,)), last=mask((3,))))]
-        ['b1', 'b2']
-        """
-        out = 0
-        for ray in self.up[i]:  # the first cell met is the lowest bit
-            stop = ray & blocked
-            if stop:
-                ray &= (stop & -stop) - 1
-            stop = ray & last
-            if stop:
-                ray &= ((stop & -stop) << 1) - 1
-            out |= ray
-        for ray in self.down[i]:  # the first cell met is the highest bit
-            stop = ray & blocked
-            if stop:
-                ray &= -1 << stop.bit_length()
-            stop = ray & last
-            if stop:
-                ray &= -1 << (stop.bit_length() - 1)
-            out |= ray
-        return out
-
     def connected(self, m: int) -> bool:
         """Whether ``m`` is non-empty and in one piece."""
         return m != 0 and self.flood(m & -m, m) == m
@@ -166,14 +134,7 @@ def bitboard(size: int) -> Bitboard:
     """The bitboard of the hex-hex board of side ``size``."""
     board = hex_board(size)
     near = tuple(mask(row) for row in board.adjacent)
-    closed = tuple(m | 1 << i for i, m in enumerate(near))
-    lines = [[mask(ray) for ray in rays] for rays in board.rays]
-    for i, rays in enumerate(board.rays):  # reading order: E, SW and SE run to higher indices
-        assert all(j > i for d in (0, 4, 5) for j in rays[d])
-        assert all(j < i for d in (1, 2, 3) for j in rays[d])
-    up = tuple((m[0], m[4], m[5]) for m in lines)
-    down = tuple((m[1], m[2], m[3]) for m in lines)
-    return Bitboard(board, near, closed, up, down)
+    return Bitboard(board, near, tuple(m | 1 << i for i, m in enumerate(near)))
 
 
 __all__ = ["Bitboard", "bitboard", "bits", "count", "lowest", "mask"]

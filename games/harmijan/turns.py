@@ -2,7 +2,7 @@
 that step-wise entry walks, and why a given turn is illegal.
 
 The bitsets of one board size are games.bitboard's Bitboard (neighbour masks, dilation, flood,
-components, straight slides); its ``board`` gives hexgrid's integer tables (steps by direction).
+components); its ``board`` gives hexgrid's integer tables (rays, steps by direction).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ class Slides:
     def __init__(self, geo: Bitboard, own: int, enemy: int) -> None:
         self.geo = geo
         board = geo.board  # hexgrid's integer tables, looked up once per position
+        self.rays = board.rays
         self.step = board.step
         self.adjacent = board.adjacent
         self.own = own
@@ -113,9 +114,18 @@ class _Without:
 
     def targets(self) -> int:
         """The cells the stone can slide to (a bitset)."""
-        # [H2] every entered cell, the end and a bite cell included, touches exactly one
-        # creature; [H5] a bite ends the slide
-        return self.slides.geo.reach(self.s, self.own | ~self.one, self.slides.enemy)
+        own, one, enemy = self.own, self.one, self.slides.enemy
+        out = 0
+        for ray in self.slides.rays[self.s]:
+            for x in ray:
+                bit = 1 << x
+                # [H2] every entered cell, the end and a bite cell included, touches exactly one
+                if own & bit or not one & bit:
+                    break
+                out |= bit
+                if enemy & bit:  # [H5] a bite ends the slide
+                    break
+        return out
 
     def places(self, x: int) -> int:
         """The cells where the new stone may go after the slide to ``x`` (a bitset)."""
@@ -133,7 +143,14 @@ class _Without:
         stones = self.own | self.slides.enemy | 1 << x  # [H6] the vacated cell is empty
         # [H7] at most one neighbouring friendly creature: no merge
         allowed = ~(stones | halo | self.two)
-        return geo.reach(x, stones) & allowed  # [H6] any of the six lines, no jumping
+        out = 0
+        for ray in self.slides.rays[x]:  # [H6] any of the six lines, no jumping
+            for y in ray:
+                bit = 1 << y
+                if stones & bit:
+                    break
+                out |= bit
+        return out & allowed
 
 
 def turns(geo: Bitboard, own: int, enemy: int, slides: Slides | None = None) -> list[Turn]:
