@@ -129,6 +129,12 @@ class State:
         """Stack by cell, prisoners included (a cache derived from ``stacks``)."""
         return dict(self.stacks)
 
+    @cached_property
+    def moves(self) -> tuple[Move, ...]:
+        """The legal moves of a live position (a cache: a move is listed, then checked, often
+        several times on one position)."""
+        return tuple(_legal(self))
+
     def position(self) -> tuple[Any, ...]:
         """What §7 compares for repetition: field, stacks, prisoners, reserves, stock, mover."""
         return (self.tiles, self.stacks, self.reserves, self.stock, self.mover)
@@ -244,7 +250,7 @@ class Rules(BaseRules[State, Move]):
         """Every legal move in the order of [R.5]: one kind only, by the priority of §4."""
         if state.ended:
             return []
-        return _legal(state)
+        return list(state.moves)
 
     def format_move(self, state: State, move: Move) -> str:
         """The canonical text of ``move`` (§10)."""
@@ -254,7 +260,7 @@ class Rules(BaseRules[State, Move]):
         """The move written ``text``: InvalidMoveError if no move, IllegalMoveError if not legal."""
         move = _parse(text)
         self.check_over(state)
-        if move not in _legal(state):
+        if move not in state.moves:
             raise IllegalMoveError(*_why_illegal(state, move))
         return move
 
@@ -263,8 +269,12 @@ class Rules(BaseRules[State, Move]):
         self.check_over(state)
         if not isinstance(move, Move):
             raise IllegalMoveError("That is not an Exxit move")
-        if move not in _legal(state):
+        if move not in state.moves:
             raise IllegalMoveError(*_why_illegal(state, move))
+        return _play(state, move)
+
+    def search_apply(self, state: State, move: Move) -> State:
+        """The state after a legal ``move``, unchecked."""
         return _play(state, move)
 
     def outcome(self, state: State) -> Outcome | None:
@@ -580,22 +590,27 @@ def _play(state: State, move: Move) -> State:
             effects.add(cell_name(freed), "freed", -len(state.stack_at[freed]))
         if stock == 0:
             ended = "stock-exhausted"
-    after = State(
-        tiles=state.tiles if tiles is state.tile_at else _sorted(tiles),
-        stacks=_sorted(stacks),
-        reserves=(reserves[0], reserves[1]),
+    field = state.tiles if tiles is state.tile_at else _sorted(tiles)
+    sown = _sorted(stacks)
+    held = (reserves[0], reserves[1])
+    # State.position() of the state being built: one constructor call, no replace (every move's)
+    position = (field, sown, held, stock, other(me))
+    history = (*(() if irreversible else state.history), position)  # [R.3]
+    if ended is None and history.count(position) >= 3:  # [9.6] [R.2]
+        ended = "repetition"
+    return State(
+        tiles=field,
+        stacks=sown,
+        reserves=held,
         stock=stock,
         mover=other(me),
         passes=passes,
         ply=state.ply + 1,
         ended=ended,
+        history=history,
         last=(move.text(), tuple(cell_name(c) for c in touched)),
         last_effects=effects.rows(),
     )
-    after = _with_history(after, () if irreversible else state.history)  # [R.3]
-    if after.ended is None and after.history.count(after.history[-1]) >= 3:  # [9.6] [R.2]
-        after = replace(after, ended="repetition")
-    return after
 
 
 def _liberate(

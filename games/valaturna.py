@@ -207,6 +207,14 @@ class Rules(BaseRules[State, Move]):
         refusal = self._refusal(state, move)
         if refusal is not None:
             raise refusal
+        return self._play(state, move)
+
+    def search_apply(self, state: State, move: Move) -> State:
+        """The position after a legal ``move``, unchecked."""
+        return self._play(state, move)
+
+    def _play(self, state: State, move: Move) -> State:
+        """The position after the legal ``move``."""
         ply = state.ply + 1
         names = self.board.names
         if move.kind == SETUP:
