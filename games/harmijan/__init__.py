@@ -43,6 +43,10 @@ the code, n being the row of the ambiguity table):
   creatures' cells); ``classes_of`` gives the standing during play.
 * ``legal_moves`` in the setup lists all the setups (55,206 on side 6) lazily; ``parse_move``,
   ``apply``, ``steps`` and ``random_move`` never list them.
+* The fast path for search: ``search_random_move`` draws a turn without listing them (a stone,
+  then a destination, then a place, each uniformly among those that lead to a turn, so not
+  uniform over turns); ``search_apply`` skips the check and the text. The Rules keeps the last 16
+  positions' slides, which the end-of-turn test [H10] and the next draw share.
 
 The modules, in the order they build on each other: ``state`` (``State``, ``Setup``, ``Turn``,
 ``Move``), ``turns`` (turn generation on :mod:`games.bitboard`, §4), ``shapes`` (canonical shapes

@@ -52,6 +52,11 @@ Readings chosen where the spec is silent:
 * ``random_move`` is not uniform over moves: it picks a placement or an origin uniformly, then a
   move of that origin uniformly; an origin whose search exceeds a node budget offers only its
   straight moves (whose canonical text ``o-d`` needs no search).
+* The fast path for search: ``search_random_move`` picks as ``random_move`` does, then searches the
+  origin depth first with each rest point's branches (stop, straight on, each turn) shuffled and
+  takes the first move found, so no origin's moves are listed and short paths are likelier; its
+  moves carry no text. ``search_apply`` writes a move's result on the board without following
+  its path; ``search_moves`` lists one move per result, without texts.
 * ``Rules.position`` builds a play-phase position directly (tests, analysis); its ending is
   computed as if the other colour had just acted.
 
