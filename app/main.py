@@ -21,7 +21,7 @@ from app.http_limits import BodyLimit
 from app.identity import Signer
 from app.identity.sessions import SessionSigner
 from app.repository.writer import Writer
-from app.routes import account, api, health, mine, pages, players, replay, table, ws
+from app.routes import account, api, archive, health, mine, pages, players, replay, table, ws
 from app.runtime.clock import OffsetClock, SystemClock
 from app.runtime.hub import make_hub
 from app.runtime.limiter import Limiter
@@ -150,6 +150,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     )
     app.include_router(health.router)
     app.include_router(api.router)
+    app.include_router(archive.router)
     app.include_router(account.router)
     app.include_router(mine.router)
     app.include_router(table.router)

@@ -102,11 +102,29 @@ class Game(Base):
     created_at: Mapped[int] = mapped_column(BigInteger)
     last_activity_at: Mapped[int] = mapped_column(BigInteger)
     finished_at: Mapped[int | None] = mapped_column(BigInteger)
+    # What the archive filters and sorts by (app.domain.archive), written once when the game
+    # finishes: none is touched by a move, so no move updates the indexes below.
+    length: Mapped[int | None] = mapped_column(Integer)
+    first_move: Mapped[str | None] = mapped_column(String(MOVE_TEXT_MAX))
+    pie_taken: Mapped[bool | None] = mapped_column(Boolean)
+    winner_colour: Mapped[str | None] = mapped_column(String(8))
+    options_key: Mapped[str | None] = mapped_column(String(64))
+    time_key: Mapped[str | None] = mapped_column(String(32))
 
     __table_args__ = (
+        # The archive: each filter has an index that starts with it and ends with the date order,
+        # (finished_at, id), so a page of it reads only its own rows (docs/protocol.md, "Archive").
         Index("ix_games_archive", "status", "finished_at", "id"),
         Index("ix_games_archive_slug", "status", "slug", "finished_at", "id"),
         Index("ix_games_archive_result", "status", "result", "finished_at", "id"),
+        Index("ix_games_archive_length", "status", "length", "finished_at", "id"),
+        Index("ix_games_archive_options", "status", "slug", "options_key", "finished_at", "id"),
+        Index("ix_games_archive_first", "status", "slug", "first_move", "finished_at", "id"),
+        Index("ix_games_archive_colour", "status", "winner_colour", "finished_at", "id"),
+        Index("ix_games_archive_pie", "status", "pie_taken", "finished_at", "id"),
+        Index("ix_games_archive_rated", "status", "rated", "finished_at", "id"),
+        Index("ix_games_archive_time", "status", "time_key", "finished_at", "id"),
+        Index("ix_games_archive_imported", "status", "imported", "finished_at", "id"),
         Index("ix_games_player1", "player1_key", "finished_at", "id"),
         Index("ix_games_player2", "player2_key", "finished_at", "id"),
         # The player filter's prefix (LIKE 'ali%') on PostgreSQL (migration 5b8f0c3d1e72).

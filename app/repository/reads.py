@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import and_, func, or_, select, text
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from app.models import ChatLine, Event, Game, Move, Player
@@ -141,66 +140,6 @@ async def next_deadline(session: AsyncSession) -> int | None:
     """The earliest deadline of any game, if any."""
     result = await session.execute(select(func.min(Game.deadline_at)))
     return result.scalar_one_or_none()
-
-
-@dataclass(frozen=True)
-class ArchiveFilter:
-    """The archive's filters; None means "any"."""
-
-    game: str | None = None
-    player: str | None = None  # lowercased; a prefix of either seat's name key
-    result: str | None = None  # "1", "2" or "draw"
-    start: int | None = None  # finished_at >= start
-    end: int | None = None  # finished_at < end
-    # A player identity's ids (an account's players, or one guest): either seat is one of them.
-    player_ids: tuple[str, ...] | None = None
-
-
-def archive_query(filters: ArchiveFilter, after: tuple[int, str] | None, limit: int) -> Any:
-    """The SELECT of one archive page: newest first, keyset-paginated on (finished_at, id).
-
-    Each filter has an index that starts with it and ends with (finished_at, id), so a page reads
-    only its own rows; a player name is looked up in both seats' indexes.
-    """
-    query = select(Game).where(Game.status == "finished", Game.public.is_(True))
-    if filters.game is not None:
-        query = query.where(Game.slug == filters.game)
-    if filters.result is not None:
-        query = query.where(Game.result == filters.result)
-    if filters.player is not None:
-        # A prefix match on the lower-cased keys; the user's %, _ and ! are matched literally.
-        literal = filters.player.replace("!", "!!").replace("%", "!%").replace("_", "!_")
-        pattern = literal + "%"
-        query = query.where(
-            or_(
-                Game.player1_key.like(pattern, escape="!"),
-                Game.player2_key.like(pattern, escape="!"),
-            )
-        )
-    if filters.player_ids is not None:
-        ids = filters.player_ids
-        query = query.where(or_(Game.player1_id.in_(ids), Game.player2_id.in_(ids)))
-    if filters.start is not None:
-        query = query.where(Game.finished_at >= filters.start)
-    if filters.end is not None:
-        query = query.where(Game.finished_at < filters.end)
-    if after is not None:
-        finished_at, game_id = after
-        query = query.where(
-            or_(
-                Game.finished_at < finished_at,
-                and_(Game.finished_at == finished_at, Game.id < game_id),
-            )
-        )
-    return query.order_by(Game.finished_at.desc(), Game.id.desc()).limit(limit)
-
-
-async def archive_page(
-    session: AsyncSession, filters: ArchiveFilter, after: tuple[int, str] | None, limit: int
-) -> Sequence[Game]:
-    """Up to ``limit`` finished public games matching ``filters``, after the cursor ``after``."""
-    result = await session.execute(archive_query(filters, after, limit))
-    return result.scalars().all()
 
 
 async def database_status(engine: AsyncEngine) -> dict[str, Any]:

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
-from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.deps import ServiceDep, VisitorDep
-from app.errors import AppError, ErrorCode, excerpt
-from app.identity import name_key
+from app.errors import AppError, ErrorCode
 from app.parsing import loads, natural
-from app.repository import ArchiveFilter
 from app.runtime.limiter import rate_limited
 from app.runtime.rules import catalogue as game_catalogue
 from app.schemas import CreateIn, JoinIn, MoveIn, NameIn, ResignIn, error_responses
 from app.schemas.outgoing import (
     AckJson,
-    ArchiveJson,
     LiveJson,
     OpenGamesJson,
     SnapshotJson,
@@ -30,7 +24,6 @@ from app.schemas.outgoing import (
 from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
     AckOut,
-    ArchiveOut,
     CancelledOut,
     CatalogueOut,
     CreatedOut,
@@ -44,7 +37,7 @@ from app.schemas.responses import (
     Snapshot,
     StepsOut,
 )
-from app.services import Visitor, installed
+from app.services import Visitor
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
@@ -191,104 +184,6 @@ async def record(
 async def live(service: ServiceDep) -> LiveJson:
     """Public games in progress."""
     return {"games": await service.reading.live_games()}
-
-
-def _time_filter(name: str, raw: str | None) -> int | None:
-    """Epoch milliseconds from ``raw`` (ASCII digits the database can hold, or an ISO date)."""
-    if raw is None or raw == "":
-        return None
-    refusal = AppError(
-        ErrorCode.BAD_FILTER,
-        f"{name} must be an ISO date or epoch milliseconds (0 to 2^63-1), not {raw[:40]!r}",
-        field=name,
-    )
-    stamp = natural(raw)
-    if stamp is not None:
-        return stamp
-    try:
-        day = date.fromisoformat(raw)
-    except ValueError:
-        raise refusal from None
-    return int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
-
-
-def encode_cursor(key: tuple[int, str]) -> str:
-    """The opaque cursor of an archive position."""
-    return base64.urlsafe_b64encode(f"{key[0]}:{key[1]}".encode()).decode().rstrip("=")
-
-
-def decode_cursor(raw: str) -> tuple[int, str]:
-    """The archive position of a cursor; AppError ``bad_cursor`` if it is not one."""
-    try:
-        text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
-        stamp, _, game_id = text.partition(":")
-        finished_at = natural(stamp)
-        if finished_at is None or _GAME_ID.fullmatch(game_id) is None:
-            raise ValueError(text)
-        return finished_at, game_id
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise AppError(
-            ErrorCode.BAD_CURSOR, f"{raw[:80]!r} is not a cursor of this archive"
-        ) from None
-
-
-@router.get("/api/archive", response_model=ArchiveOut, responses=error_responses(422))
-async def archive(
-    service: ServiceDep,
-    game: str | None = None,
-    player: str | None = None,
-    result: str | None = None,
-    start: Annotated[str | None, Query(alias="from")] = None,
-    end: Annotated[str | None, Query(alias="to")] = None,
-    limit: str = "20",
-    cursor: str | None = None,
-    account: str | None = None,
-    guest: str | None = None,
-) -> ArchiveJson:
-    """Finished public games, newest first, filtered and cursor-paginated; ``account`` (a
-    username) or ``guest`` (a guest's player id) finds one player identity's games."""
-    if game is not None and game not in installed():
-        raise AppError(ErrorCode.BAD_FILTER, f"unknown game {excerpt(game)}", field="game")
-    if result is not None and result not in ("1", "2", "draw"):
-        raise AppError(
-            ErrorCode.BAD_FILTER, f"result must be 1, 2 or draw, not {result!r}", field="result"
-        )
-    size = natural(limit)
-    if size is None or not 1 <= size <= 100:
-        raise AppError(
-            ErrorCode.BAD_FILTER, f"limit must be 1 to 100, not {limit[:40]!r}", field="limit"
-        )
-    if player is not None and not 1 <= len(player.strip()) <= 24:
-        raise AppError(
-            ErrorCode.BAD_FILTER, "player must be a name of 1 to 24 characters", field="player"
-        )
-    if player is not None and not player.isprintable():
-        raise AppError(
-            ErrorCode.BAD_FILTER, "player cannot hold control characters", field="player"
-        )
-    if account is not None and not (1 <= len(account) <= 100 and account.isprintable()):
-        raise AppError(ErrorCode.BAD_FILTER, "account must be a username", field="account")
-    if guest is not None and re.fullmatch(r"[0-9a-f]{32}", guest) is None:
-        raise AppError(
-            ErrorCode.BAD_FILTER, "guest must be a guest's id (32 hex digits)", field="guest"
-        )
-    if account is not None and guest is not None:
-        raise AppError(ErrorCode.BAD_FILTER, "give account or guest, not both", field="guest")
-    filters = ArchiveFilter(
-        player_ids=await service.archiving.identity(account, guest),
-        game=game,
-        player=name_key(player.strip()) if player else None,
-        result=result,
-        start=_time_filter("from", start),
-        end=_time_filter("to", end),
-    )
-    if filters.start is not None and filters.end is not None and filters.start > filters.end:
-        raise AppError(
-            ErrorCode.BAD_FILTER, "the from date is after the to date; swap them", field="from"
-        )
-    after = decode_cursor(cursor) if cursor else None
-    entries, last = await service.archiving.archive(filters, after, size)
-    return {"games": entries, "next_cursor": encode_cursor(last) if last else None}
 
 
 @router.post(

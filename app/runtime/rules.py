@@ -50,6 +50,7 @@ from pebble import ProcessExpired, ProcessPool
 import games
 import games.diagram
 from app.errors import AppError, ErrorCode, excerpt
+from games import pie
 from games.base import OptionValue, Rules, Steps
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
 from games.record import check_result, make_record, replay_moves, rules_of
@@ -94,6 +95,15 @@ def catalogue() -> list[Json]:
 def can_draw(slug: str) -> bool:
     """Whether game ``slug`` can end drawn (False for a game no longer installed)."""
     return slug in games.REGISTRY and games.rules_class(slug).draws
+
+
+@functools.cache
+def has_pie(slug: str) -> bool:
+    """Whether game ``slug`` opens with the pie rule (``games.pie``: a setup, then seat 2 chooses a
+    colour); False for a game no longer installed."""
+    if slug not in games.REGISTRY:
+        return False
+    return getattr(games.get(slug).initial_state(), "phase", None) == pie.SETUP
 
 
 def game_info(slug: str) -> Json | None:

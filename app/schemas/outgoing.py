@@ -457,6 +457,11 @@ class ArchiveEntryJson(TypedDict):
     finished_at: int | None
     imported: bool
     imported_by: str | None
+    rated: bool
+    time: str
+    time_key: str
+    first_move: str | None
+    pie_taken: bool | None
 
 
 class ArchiveJson(TypedDict):
@@ -464,6 +469,13 @@ class ArchiveJson(TypedDict):
 
     games: list[ArchiveEntryJson]
     next_cursor: str | None
+
+
+class ArchivePlayerJson(TypedDict):
+    """``ArchivePlayer``: an account found by the start of its username."""
+
+    username: str
+    name: str
 
 
 class AckMsgJson(TypedDict):

@@ -435,6 +435,13 @@ class ArchiveEntry(Out):
         default=None,
         description="the name of the guest who imported the record; null for a game played here",
     )
+    rated: bool
+    time: str = Field(description="the time control in words: Unlimited, 3+2, 2 days per move")
+    time_key: str = Field(description="the time control as the archive's time filter names it")
+    first_move: str | None = Field(description="the canonical text of ply 1")
+    pie_taken: bool | None = Field(
+        description="whether seat 2 chose Black at the pie (null: no pie, or no choice made)"
+    )
 
 
 class ArchiveOut(Out):
@@ -442,6 +449,26 @@ class ArchiveOut(Out):
 
     games: list[ArchiveEntry]
     next_cursor: str | None
+
+
+class ArchiveBoardsOut(Out):
+    """The final position of each game asked, for a mini board; null for an id that is no
+    finished public game."""
+
+    boards: dict[str, View | None]
+
+
+class ArchivePlayer(Out):
+    """An account whose username starts with the prefix asked."""
+
+    username: str
+    name: str
+
+
+class ArchivePlayersOut(Out):
+    """Accounts by the start of their username, A to Z."""
+
+    players: list[ArchivePlayer]
 
 
 class ImportedOut(Out):

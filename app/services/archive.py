@@ -1,46 +1,57 @@
-"""The archive: finished public games, filtered and paged, and imported records."""
+"""The archive: finished public games, filtered, sorted and paged, their final positions for mini
+boards, and imported records."""
 
 from __future__ import annotations
 
 import json
 import secrets
+from collections import OrderedDict
 from typing import Any
 
+from app.domain.archive import archive_columns
 from app.domain.results import result_key
 from app.domain.timecontrol import Clocks, TimeControl, TimeControlError
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key, validate_name
 from app.identity.usernames import username_key
 from app.repository import accounts, reads
+from app.repository import archive as archived
 from app.repository.writes import EventRow, NewGame
-from app.runtime.rules import RecordError, can_draw, title
-from app.schemas.outgoing import ArchiveEntryJson, Stored
+from app.runtime.rules import RecordError, can_draw, has_pie, title
+from app.schemas.outgoing import ArchiveEntryJson, ArchivePlayerJson, Stored
 from app.schemas.responses import ImportedOut
 from app.services.core import Core, Visitor, players_json, seat_ids
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
 #: bytes each fit; a page of games holding more stops early, with a cursor.
 ARCHIVE_PAGE_BYTES = 256 * 1024
+#: How many finished games' final views the archive keeps in memory: a finished game never
+#: changes, so its mini board is replayed once, not at every page that lists it.
+BOARDS_CACHED = 2000
+#: The most games one ``GET /api/archive/boards`` may ask for (an archive page's most).
+BOARDS_MAX = 100
 
 
 class ArchiveService:
-    """Listing finished games and storing imported ones."""
+    """Listing finished games, their final positions, and storing imported games."""
 
     def __init__(self, core: Core) -> None:
         self.core = core
+        self._boards: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     async def archive(
-        self, filters: reads.ArchiveFilter, after: tuple[int, str] | None, limit: int
-    ) -> tuple[list[ArchiveEntryJson], tuple[int, str] | None]:
+        self, filters: archived.ArchiveFilter, after: archived.Cursor | None, limit: int
+    ) -> tuple[list[ArchiveEntryJson], archived.Cursor | None]:
         """One archive page and the key of its last game when more follow: at most ``limit``
         games and, after the first, no more than ``ARCHIVE_PAGE_BYTES`` of JSON (a page stops
         early, with a cursor, rather than grow with what the games hold)."""
         async with self.core.sessions() as session:
-            rows = list(await reads.archive_page(session, filters, after, limit + 1))
+            rows = list(await archived.archive_page(session, filters, after, limit + 1))
         owners = await self.core.owners(seat_ids(*rows))
         entries: list[ArchiveEntryJson] = []
         size = 0
         for g in rows[:limit]:
+            control = TimeControl.stored(g.time_control)
             entry: ArchiveEntryJson = {
                 "id": g.id,
                 "game": g.slug,
@@ -52,6 +63,11 @@ class ArchiveService:
                 "finished_at": g.finished_at,
                 "imported": g.imported,
                 "imported_by": g.imported_by,
+                "rated": g.rated,
+                "time": control.label(),
+                "time_key": g.time_key or "unlimited",
+                "first_move": g.first_move,
+                "pie_taken": g.pie_taken,
             }
             size += len(json.dumps(entry, separators=(",", ":"))) + 1
             if entries and size > ARCHIVE_PAGE_BYTES:
@@ -59,8 +75,36 @@ class ArchiveService:
             entries.append(entry)
         more = len(entries) < len(rows)
         last = rows[len(entries) - 1] if more and entries else None
-        cursor = (last.finished_at or 0, last.id) if last is not None else None
+        cursor = archived.cursor_of(last, filters.sort) if last is not None else None
         return entries, cursor
+
+    async def boards(self, ids: list[str]) -> dict[str, dict[str, Any] | None]:
+        """The final position's view of each finished public game of ``ids`` (None for any
+        other id): the mini boards of an archive page. Replayed by the rules runner (a worker for
+        the slow games) and kept in a cache of ``BOARDS_CACHED`` games."""
+        boards: dict[str, dict[str, Any] | None] = dict.fromkeys(ids)
+        missing = [i for i in dict.fromkeys(ids) if i not in self._boards]
+        if missing:
+            async with self.core.sessions() as session:
+                rows = await archived.finished_games(session, missing)
+                moves = await archived.moves_of(session, [g.id for g in rows])
+            for g in rows:
+                rules = self.core.rules.rules(g.slug, g.options)
+                state = await self.core.rules.replay(rules, moves[g.id][: g.ply_count])
+                self._boards[g.id] = self.core.rules.view(rules, state)
+                while len(self._boards) > BOARDS_CACHED:
+                    self._boards.popitem(last=False)
+        for game_id in boards:
+            if game_id in self._boards:
+                self._boards.move_to_end(game_id)
+                boards[game_id] = self._boards[game_id]
+        return boards
+
+    async def players(self, prefix: str, limit: int = 10) -> list[ArchivePlayerJson]:
+        """Accounts whose username starts with ``prefix`` (in any case), for the player filter."""
+        async with self.core.sessions() as session:
+            found = await archived.accounts_by_prefix(session, username_key(prefix), limit)
+        return [{"username": a.username, "name": a.display_name} for a in found]
 
     async def identity(self, username: str | None, guest: str | None) -> tuple[str, ...] | None:
         """The player ids the archive's ``account`` or ``guest`` filter names (None: neither)."""
@@ -158,6 +202,13 @@ class ArchiveService:
             "imported_by": visitor.name,
             "time_control": control.to_json() if control.timed else None,
             "clocks": _final_clocks(control, clocks),
+            **archive_columns(
+                rules.options,
+                control.to_json() if control.timed else None,
+                replayed.moves,
+                result,
+                has_pie(rules.slug),
+            ),
             "created_at": now,
             "last_activity_at": now,
             "finished_at": now,

@@ -28,6 +28,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from app.config import Settings
 from app.db import read_one_snapshot
+from app.domain.archive import archive_columns as columns_of
 from app.domain.clock import Clock, to_ms
 from app.domain.results import Ending, Result, ending_values
 from app.domain.timecontrol import Clocks, TimeControl
@@ -37,7 +38,7 @@ from app.repository import accounts, reads
 from app.repository.writer import Stale, Writer
 from app.repository.writes import CreditOutage, EventRow, GameChange, PlayerName, RatedResult
 from app.runtime.hub import LIVE_CHANNEL, Hub, game_channel, player_channel
-from app.runtime.rules import Rules, RulesRunner, View
+from app.runtime.rules import Rules, RulesRunner, View, has_pie
 from app.schemas.outgoing import (
     AwayJson,
     ClockJson,
@@ -579,6 +580,8 @@ class Core:
         """
         now = self.clock.now() if now is None else now
         final = {"last_activity_at": now, **(values or {}), **ending_values(result, ending, now)}
+        if ending == "finished":  # what the archive filters and sorts by (issue 28)
+            final.update(archive_columns(game, position.moves, result))
         if game.clocks is not None and "clocks" not in final:
             # The clocks stop where they are: the seat to move is charged up to the end.
             final["clocks"] = stopped(game, now)
@@ -607,3 +610,8 @@ class Core:
         return RatedResult(
             game.slug, (first[0], second[0]), (first[1], second[1]), score1, self.clock.now()
         )
+
+
+def archive_columns(game: Game, moves: Sequence[str], result: Result) -> dict[str, Any]:
+    """The archive's columns of ``game`` finished after ``moves`` (``app.domain.archive``)."""
+    return columns_of(game.options, game.time_control, moves, result, has_pie(game.slug))

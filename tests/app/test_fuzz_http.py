@@ -313,7 +313,16 @@ query_values = st.one_of(
     st.text(st.characters(codec="utf-8"), max_size=40),
 )
 QUERY_ROUTES = [
-    ("/api/archive", ("game", "player", "result", "from", "to", "limit", "cursor")),
+    (
+        "/api/archive",
+        (
+            *("game", "options", "player", "account", "guest", "opponent", "opponent_guest"),
+            *("result", "colour", "pie", "first_move", "min_moves", "max_moves", "from", "to"),
+            *("rated", "time", "imported", "sort", "limit", "cursor"),
+        ),
+    ),
+    ("/api/archive/boards", ("id",)),
+    ("/api/archive/players", ("prefix",)),
     ("/api/games/{game_id}", ("token",)),
     ("/api/games/{game_id}/steps", ("prefix", "token")),
     ("/api/games/{game_id}/chat", ("token",)),

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
 
 from app.db import make_engine
-from app.repository.reads import ArchiveFilter, archive_query
+from app.repository.archive import ArchiveFilter, archive_query
 
 COLUMNS = (
     "id, slug, options, public, status, version, ply_count, imported, created_at,"

@@ -38,6 +38,8 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/games/{game_id}/record.json"): (200, "RecordOut", {404}),
     ("get", "/api/live"): (200, "LiveOut", set()),
     ("get", "/api/archive"): (200, "ArchiveOut", {422}),
+    ("get", "/api/archive/boards"): (200, "ArchiveBoardsOut", {422}),
+    ("get", "/api/archive/players"): (200, "ArchivePlayersOut", {422}),
     ("post", "/api/archive/import"): (201, "ImportedOut", {403, 413, 422, 429, 503}),
     ("post", "/api/replay"): (200, "ReplayOut", {403, 413, 422, 429, 503}),
     # accounts (issue 16)

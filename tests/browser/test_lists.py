@@ -39,8 +39,8 @@ def finished(server: LiveServer, names: tuple[str, str], slug: str = "exxit") ->
 
 
 def rows(page: Page) -> list[str]:
-    expect(page.locator("#rows tr[data-game]").first).to_be_visible()
-    return page.locator("#rows tr[data-game]").evaluate_all("(rs) => rs.map((r) => r.dataset.game)")
+    expect(page.locator("#rows [data-game]").first).to_be_visible()
+    return page.locator("#rows [data-game]").evaluate_all("(rs) => rs.map((r) => r.dataset.game)")
 
 
 def test_the_archive_page_two_can_be_bookmarked(server: LiveServer, guests: Guests) -> None:
@@ -166,7 +166,7 @@ def test_the_lists_fit_a_phone_and_the_header_takes_one_row(
         for path in ("/", "/live", "/archive"):
             page.goto(server.url + path)
             if path == "/archive":
-                expect(page.locator("#rows tr[data-game]").first).to_be_visible()
+                expect(page.locator("#rows [data-game]").first).to_be_visible()
             else:
                 expect(page.locator(".mini").first).to_be_visible()
             assert page.evaluate("document.documentElement.scrollWidth") <= width, path

@@ -97,14 +97,14 @@ def test_archive_filters_and_pages(
     page = guests.page()
     page.goto(server.url + "/archive?game=valaturna&player=Api1")
     for gid in finished:
-        expect(page.locator(f'tr[data-game="{gid}"]')).to_be_visible()
+        expect(page.locator(f'article[data-game="{gid}"]')).to_be_visible()
     page.select_option('select[name="result"]', "draw")
     page.click('#filters button[type="submit"]')
-    expect(page.locator("#rows")).to_contain_text("No finished game matches")
+    expect(page.locator("#empty")).to_contain_text("No finished game matches")
     page.select_option('select[name="result"]', "")
     page.fill('input[name="player"]', "")
     page.click('#filters button[type="submit"]')
-    expect(page.locator(f'tr[data-game="{finished[0]}"]')).to_be_visible()
+    expect(page.locator(f'article[data-game="{finished[0]}"]')).to_be_visible()
     # paging by the server's cursor
     page.goto(server.url + "/archive?game=valaturna&limit=2")
     expect(page.locator("#rows tr")).to_have_count(2)
@@ -291,7 +291,7 @@ def test_no_page_breaks_its_content_security_policy(
     visits = [
         ("/", "#open-games"),
         ("/live", f'.mini[data-id="{live.id}"]'),
-        ("/archive?game=valaturna", f'tr[data-game="{done.id}"]'),
+        ("/archive?game=valaturna", f'article[data-game="{done.id}"]'),
         (f"/games/{live.id}", "#board svg.active"),
         (f"/games/{done.id}", "#moves button"),  # the replay of a finished game
         (f"/games/{done.id}?ply=2", "#review-banner"),

@@ -203,7 +203,7 @@ def test_accounts_names_link_to_their_profiles(
         f"/api/games/{made['id']}/resign", json={"version": version, "msg_id": "r"}
     ).raise_for_status()
     opened(visitor, people, "/archive")
-    row = visitor.locator(f'#rows tr[data-game="{made["id"]}"]')
+    row = visitor.locator(f'#rows article[data-game="{made["id"]}"]')
     expect(row.locator("a.person")).to_have_attribute("href", "/players/host_pf")
     row.locator("a.person").click()
     expect(visitor).to_have_url(people.url + "/players/host_pf")

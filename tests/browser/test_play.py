@@ -155,10 +155,10 @@ def test_play_watch_archive_replay(
 
     # The archive lists the game; its replay steps through it.
     cy.goto(f"{server.url}/archive?game={plan.slug}")
-    row = cy.locator(f'tr[data-game="{game_id}"]')
+    row = cy.locator(f'article[data-game="{game_id}"]')
     expect(row).to_be_visible()
     screenshots.page(cy, f"{plan.slug}-archive")
-    row.locator("a").click()
+    row.locator("a.mini-board").click()
     cy.wait_for_url(f"**/games/{game_id}?ply=0")
     cy.wait_for_function("() => window.hexmoot.state.shown === 0")
     n = len(played)
