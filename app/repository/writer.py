@@ -19,8 +19,9 @@ through here, no write waits in SQLite's busy handler for another of this proces
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, create_engine, event
@@ -50,6 +51,7 @@ class Writer:
         self._sync: Any = None
         self._queue: list[tuple[Change[Any], asyncio.Future[Any]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._held = False
         if engine.dialect.name == "sqlite":
             url = make_url(str(engine.url.render_as_string(hide_password=False)))
             self._sync = create_engine(url.set(drivername="sqlite+pysqlite"), pool_size=1)
@@ -67,9 +69,29 @@ class Writer:
             return answer
         done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.append((change, done))
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.create_task(self._flush())
+        self._start()
         return await done
+
+    @property
+    def queued(self) -> int:
+        """The changes waiting for a group (SQLite)."""
+        return len(self._queue)
+
+    @asynccontextmanager
+    async def held(self) -> AsyncIterator[None]:
+        """Queue every change written inside the block, and commit them as groups once it ends
+        (SQLite; elsewhere a change commits at once, as always). A test uses it so that what it
+        sends together is grouped together however slowly each write reaches the writer."""
+        self._held = True
+        try:
+            yield
+        finally:
+            self._held = False
+            self._start()
+
+    def _start(self) -> None:
+        if self._queue and not self._held and (self._flusher is None or self._flusher.done()):
+            self._flusher = asyncio.create_task(self._flush())
 
     async def _flush(self) -> None:
         """Commit the queue group by group until it is empty."""

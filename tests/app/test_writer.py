@@ -19,6 +19,7 @@ from app.schemas.responses import JoinedOut
 from app.services import GameService, Visitor
 from tests.app.conftest import ClientFactory
 from tests.support.gameplay import quick_game, rows_of, start_game
+from tests.support.patience import PATIENCE
 
 
 async def _started_games(clients: ClientFactory, count: int) -> tuple[str, list[str]]:
@@ -98,16 +99,24 @@ async def test_creates_renames_joins_and_moves_share_the_one_write_path(
     ann = Visitor(ann_id, "Ann")
     waiting = await service.lifecycle.create(ann, slug, options, 1, True)
     guests = [f"guest-{i}" for i in range(4)]
-    groups = service.writer.groups
-    first = await asyncio.gather(
-        *(service.lifecycle.rename(guest, f"Name {i}") for i, guest in enumerate(guests)),
-        *(
-            service.lifecycle.create(Visitor(guest, f"Name {i}"), slug, options, 2, False)
-            for i, guest in enumerate(guests)
-        ),
-    )
-    if app.state.settings.is_sqlite():
-        assert service.writer.groups == groups + 1  # eight writes, one transaction
+    writer = service.writer
+    groups = writer.groups
+    sqlite = app.state.settings.is_sqlite()
+    # Held until all eight are queued: each reads first, and on a busy machine they reach the
+    # writer at different times, which would split them into groups by the machine's speed.
+    async with writer.held():
+        writes = asyncio.gather(
+            *(service.lifecycle.rename(guest, f"Name {i}") for i, guest in enumerate(guests)),
+            *(
+                service.lifecycle.create(Visitor(guest, f"Name {i}"), slug, options, 2, False)
+                for i, guest in enumerate(guests)
+            ),
+        )
+        if sqlite:
+            await _queued(writer, 8)
+    first = await writes
+    if sqlite:
+        assert writer.groups == groups + 1  # eight writes, one transaction
     assert [a.name for a in first[:4]] == [f"Name {i}" for i in range(4)]
     second = await asyncio.gather(
         service.lifecycle.join(Visitor(guests[0], "Name 0"), waiting.id, waiting.join_token),
@@ -130,6 +139,14 @@ async def test_creates_renames_joins_and_moves_share_the_one_write_path(
         ).scalars()
         assert names == {guest: f"Name {i}" for i, guest in enumerate(guests)}
         assert len(list(created)) == len(guests)
+
+
+async def _queued(writer: Writer, count: int) -> None:
+    """Until ``count`` changes wait in the writer's queue (each write's reads done)."""
+    deadline = asyncio.get_running_loop().time() + PATIENCE
+    while writer.queued < count:
+        assert asyncio.get_running_loop().time() < deadline, f"{writer.queued} of {count} queued"
+        await asyncio.sleep(0.01)
 
 
 async def test_concurrent_moves_in_many_games_all_land_once(
