@@ -78,11 +78,11 @@ function card(g) {
   return { el, link };
 }
 
-async function drawBoards(cards) {
+async function drawBoards(cards, current) {
   if (!cards.length) return;
   const params = new URLSearchParams(cards.map(({ id }) => ["id", id]));
   const res = await fetch(`/api/archive/boards?${params}`);
-  if (!res.ok) return; // the list stands without its boards
+  if (!res.ok || !current()) return; // the list stands without its boards
   const { boards } = await res.json();
   for (const { id, title, link } of cards) {
     if (!boards[id]) continue;
@@ -91,13 +91,28 @@ async function drawBoards(cards) {
   }
 }
 
+// Each load is numbered: an answer that arrives after a newer load began is dropped, and the list
+// says it is busy (aria-busy) until the newest load has drawn its boards.
+let loads = 0;
+
 async function load(cursor, page, how) {
+  const mine = ++loads;
+  $("rows").setAttribute("aria-busy", "true");
+  try {
+    await show(cursor, page, how, () => mine === loads);
+  } finally {
+    if (mine === loads) $("rows").removeAttribute("aria-busy");
+  }
+}
+
+async function show(cursor, page, how, current) {
   $("error").textContent = "";
   const params = query(cursor, page);
   if (how) history[how](null, "", `${location.pathname}${params.toString() ? `?${params}` : ""}`);
   params.delete("page");
   const res = await fetch(`/api/archive?${params}`);
   const body = await res.json();
+  if (!current()) return;
   if (!res.ok) {
     $("error").textContent = body.error ? body.error.message : `error ${res.status}`;
     $("rows").replaceChildren();
@@ -112,7 +127,7 @@ async function load(cursor, page, how) {
   $("more").onclick = () => load(body.next_cursor, n + 1, "pushState");
   $("first-page").hidden = !cursor;
   $("first-page").onclick = () => load(null, 1, "pushState");
-  await drawBoards(cards);
+  await drawBoards(cards, current);
 }
 
 /** Usernames starting with what is typed, offered under the account fields. */

@@ -262,17 +262,21 @@ def visit_site_pages(guests: Guests, world: World, check: Check, **context: Any)
 
     page.goto(url + "/archive")
     expect(page.locator("#rows [data-game]")).to_have_count(len(SLUGS))
+    archive_done(page)
     check(page, "archive")
     page.goto(url + "/archive?game=valaturna&player=api")
     expect(page.locator("#rows [data-game]")).to_have_count(1)
+    archive_done(page)
     check(page, "archive-filtered")
     page.goto(url + "/archive?limit=2")
     expect(page.locator("#rows [data-game]")).to_have_count(2)
     page.click("#more")
     expect(page.locator("#first-page")).to_be_visible()
+    archive_done(page)
     check(page, "archive-page-2")
     page.goto(url + "/archive?from=2026-02-01&to=2026-01-01")
     expect(page.locator("#error")).not_to_be_empty()
+    archive_done(page)
     check(page, "archive-backwards-range")
 
     page.goto(url + "/rules")
@@ -327,4 +331,10 @@ def visit_empty_site(guests: Guests, server: LiveServer, check: Check, **context
     check(page, "live-empty")
     page.goto(server.url + "/archive")
     expect(page.locator("#empty")).to_contain_text("No finished game")
+    archive_done(page)
     check(page, "archive-empty")
+
+
+def archive_done(page: Page) -> None:
+    """Until the archive's newest list is shown with its boards (``#rows`` no longer busy)."""
+    expect(page.locator("#rows")).not_to_have_attribute("aria-busy", "true")

@@ -43,7 +43,8 @@ def imported(server: LiveServer) -> dict[str, dict[str, object]]:
 
 
 def cards(page: Page) -> list[str]:
-    """The ids of the cards shown, once each has its board drawn."""
+    """The ids of the cards shown, once the newest load is done and each card has its board."""
+    expect(page.locator("#rows")).not_to_have_attribute("aria-busy", "true")
     entries = page.locator("#rows .archive-entry")
     expect(entries.first).to_be_visible()
     expect(page.locator("#rows .archive-entry:not([data-board])")).to_have_count(0)
