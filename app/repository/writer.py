@@ -94,10 +94,10 @@ class Writer:
             self._flusher = asyncio.create_task(self._flush())
 
     async def _flush(self) -> None:
-        """Commit the queue group by group until it is empty."""
+        """Commit the queue group by group until it is empty (or held: see :meth:`held`)."""
         assert self._executor is not None
         loop = asyncio.get_running_loop()
-        while self._queue:
+        while self._queue and not self._held:
             group = self._queue[:GROUP_LIMIT]
             del self._queue[:GROUP_LIMIT]
             changes = [change for change, _ in group]
