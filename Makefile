@@ -81,12 +81,14 @@ lock: | $(BIN)/python  ## regenerate requirements.lock and requirements-test.loc
 		--python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet \
 		-o requirements-test.lock
 
-browser:  ## Debian's Chromium for the browser tests (never a downloaded browser)
-	@command -v chromium >/dev/null 2>&1 || { \
-		echo "installing Debian's chromium"; \
+# The headless shell drives most browser tests (half the processor time of the whole browser);
+# the whole browser, the tests of what only it has (desktop notifications).
+browser:  ## Debian's Chromium and its headless shell for the browser tests (never a downloaded browser)
+	@{ command -v chromium && command -v chromium-headless-shell; } >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium and chromium-headless-shell"; \
 		$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) \
-			apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; }
+			apt-get install -y -qq chromium chromium-headless-shell fonts-dejavu-core >/dev/null; }
 
 # Debian's package (nginx 1.22 on bookworm): the proxy of `make cluster` and of tests/deploy/.
 nginx:  ## Debian's nginx for `make cluster` and the deployment tests

@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.browser.axe import serious_axe
 from tests.browser.conftest import Guests
-from tests.browser.helpers import ApiGame, Screenshots, play_one_move
+from tests.browser.helpers import FULL_CHROMIUM, ApiGame, Screenshots, launch, play_one_move
 from tests.support.accounts import VERIFY_PAGE, signup_page
 from tests.support.databases import fresh_database
 from tests.support.patience import PATIENCE_MS
@@ -29,6 +29,19 @@ __all__ = ["smtp"]
 pytestmark = pytest.mark.browser
 
 PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """The whole of Debian's Chromium, not the headless shell the other modules use: the shell has
+    no desktop notifications, which the second test watches."""
+    with sync_playwright() as pw:
+        b = launch(pw, FULL_CHROMIUM)
+        try:
+            yield b
+        finally:
+            b.close()
+
 
 # Makes the page believe it is hidden, and records the notifications it shows.
 HIDDEN_WITH_NOTIFICATIONS = """
@@ -114,7 +127,7 @@ def test_a_guest_signs_up_and_finds_its_game_then_a_second_browser_sees_the_turn
             expect(page.locator("#turn-badge")).to_have_text("1")
             expect(page.locator(f'#your-turn li[data-id="{made["id"]}"]')).to_be_visible()
         assert phone.title().startswith("(1) ")
-        phone.wait_for_function("window.__notes.length > 0")
+        phone.wait_for_function("() => window.__notes.length > 0")
         notes = phone.evaluate("window.__notes")
         assert notes[0]["title"] == "Your turn" and "Bob" in notes[0]["body"]
         assert ann.evaluate(
