@@ -41,6 +41,12 @@ class Stale(Exception):
     """The game moved on (or another writer took the ply): nothing was written."""
 
 
+class RowChanged(Exception):
+    """The game row is no longer the copy a change was computed from (a process's cached row, see
+    :meth:`~app.services.core.Core.cached_row`): nothing was written; compute it again from the
+    row as the database has it."""
+
+
 class Writer:
     """Commits every change of one database."""
 

@@ -9,18 +9,19 @@ the change raises :class:`~app.repository.writer.Stale` and stores nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from sqlalchemy import Connection, delete, insert, or_, select, update
+from sqlalchemy import JSON, Connection, bindparam, delete, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from app.domain.ratings import Glicko, rate
 from app.domain.timecontrol import Clocks, TimeControl, credit
 from app.models import ChatLine, Event, Game, Lease, Move, Player, Rating, RatingChange
-from app.repository.writer import Stale
+from app.repository.writer import RowChanged, Stale
 
 Row = dict[str, Any]
 
@@ -191,9 +192,15 @@ class GameChange:
     players: tuple[PlayerName, ...] = ()  # seated by this change: their rows come first
     rated: RatedResult | None = None  # a rated game's result: rated in this transaction
     undo_after: int | None = None  # a takeback: the moves after this ply are removed
+    # The whole row the change was computed from, when that was a cached copy (:func:`row_values`):
+    # written only if the database's row still holds exactly these values, else RowChanged.
+    expect: Row | None = None
 
     def __call__(self, conn: Connection) -> None:
-        """Execute the change inside the writer's transaction; Stale if raced."""
+        """Execute the change inside the writer's transaction; Stale if raced, RowChanged if the
+        row is not ``expect``."""
+        if self.expect is not None:
+            _unchanged(conn, self.game_id, self.expect)
         save_players(conn, self.players)
         result = conn.execute(
             update(Game)
@@ -224,6 +231,34 @@ class GameChange:
             conn.execute(insert(Event), self.events)
         except IntegrityError as exc:  # another process took this ply or version
             raise Stale from exc
+
+
+def row_values(game: Game) -> Row:
+    """Every column of a game row, as the database gives it back (JSON values through JSON: a
+    tuple reads back as a list), to compare with the row the database holds (``expect``)."""
+    return {
+        name: json.loads(json.dumps(getattr(game, name)))
+        if name in _JSON_COLUMNS
+        else getattr(game, name)
+        for name in _GAME_COLUMNS
+    }
+
+
+_GAME_COLUMNS = tuple(column.key for column in Game.__table__.columns)
+_JSON_COLUMNS = frozenset(
+    column.key for column in Game.__table__.columns if isinstance(column.type, JSON)
+)
+_READ_ROW = select(Game.__table__).where(Game.id == bindparam("game_id"))
+_LOCK_ROW = _READ_ROW.with_for_update()
+
+
+def _unchanged(conn: Connection, game_id: str, expect: Row) -> None:
+    """RowChanged unless the game row is exactly ``expect`` (locked first on PostgreSQL, so it
+    cannot change between this look and the change's UPDATE; SQLite's writer holds the lock)."""
+    query = _LOCK_ROW if conn.dialect.name == "postgresql" else _READ_ROW
+    row = conn.execute(query, {"game_id": game_id}).mappings().one_or_none()
+    if row is None or dict(row) != expect:
+        raise RowChanged
 
 
 # --- the table and the clocks (issue 17) ----------------------------------------------------

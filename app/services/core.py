@@ -36,7 +36,14 @@ from app.errors import AppError, ErrorCode, excerpt, not_found
 from app.models import Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale, Writer
-from app.repository.writes import CreditOutage, EventRow, GameChange, PlayerName, RatedResult
+from app.repository.writes import (
+    CreditOutage,
+    EventRow,
+    GameChange,
+    PlayerName,
+    RatedResult,
+    Row,
+)
 from app.runtime.hub import LIVE_CHANNEL, Hub, game_channel, player_channel
 from app.runtime.rules import Rules, RulesRunner, View, has_pie
 from app.schemas.outgoing import (
@@ -239,6 +246,8 @@ class Core:
         self.rules = rules
         self.clock = clock
         self._cache: OrderedDict[str, Position] = OrderedDict()
+        # game id -> its row after this process's last move in it: see :meth:`cached_row`.
+        self._rows: OrderedDict[str, Game] = OrderedDict()
         # player id -> (its account or None, until when a None holds): see :meth:`owners`.
         self._owners: OrderedDict[str, tuple[Owner, float]] = OrderedDict()
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -256,6 +265,8 @@ class Core:
         after = to_ms(self.settings.outage_after)
         outage, games = await self.writer.write(CreditOutage(self.clock.now(), after))
         self.outage_suspected = False
+        if games:
+            self._rows.clear()  # their clocks were credited
         if outage:
             log.warning("the site was down for %d ms: %d running clocks credited", outage, games)
         return outage, games
@@ -276,6 +287,34 @@ class Core:
         self._cache.move_to_end(game_id)
         while len(self._cache) > self.settings.state_cache_size:
             self._cache.popitem(last=False)
+
+    def cached_row(self, game_id: str) -> Game | None:
+        """The game row as this process's last move left it, if it kept it (an active game's).
+
+        Only a move reads it, instead of the database (issue 27): another process, or a write that
+        does not go through :meth:`commit` (the table, the outage credit, a claimed guest), may
+        have changed the row since, so a change computed from it carries the copy it was computed
+        from (``expect``), and the writer commits it only if the database's row is still exactly
+        that copy (:class:`~app.repository.writer.RowChanged` otherwise)."""
+        row = self._rows.get(game_id)
+        if row is not None:
+            self._rows.move_to_end(game_id)
+        return row
+
+    def keep_row(self, game: Game) -> None:
+        """Keep ``game``, just committed (detached, its values the database's), for the next move;
+        a game no longer active is dropped."""
+        if game.status != "active":
+            self._rows.pop(game.id, None)
+            return
+        self._rows[game.id] = game
+        self._rows.move_to_end(game.id)
+        while len(self._rows) > self.settings.state_cache_size:
+            self._rows.popitem(last=False)
+
+    def forget_row(self, game_id: str) -> None:
+        """The game row changed here other than by a move: the next move reads it again."""
+        self._rows.pop(game_id, None)
 
     async def position(self, session: AsyncSession, game: Game) -> Position:
         """The game's position at its database version: the cache if it is at that version, else
@@ -468,8 +507,10 @@ class Core:
         move_row: tuple[int, str, int] | None = None,
         players: tuple[PlayerName, ...] = (),
         move_clock: tuple[int, int] | None = None,
+        expect: Row | None = None,
     ) -> GameChange:
-        """The writer's change taking ``game`` one version per event further."""
+        """The writer's change taking ``game`` one version per event further (``expect``: the
+        cached row it was computed from, see :meth:`cached_row`)."""
         base, game_id = game.version, game.id
         now = values.get("last_activity_at", self.clock.now())
         events: list[EventRow] = [
@@ -500,7 +541,7 @@ class Core:
         new_values = {**values, "version": base + len(kinds)}
         if game.declined is not None:
             new_values.setdefault("declined", None)  # the game moves on: the decline is old news
-        return GameChange(game_id, base, new_values, events, move, players)
+        return GameChange(game_id, base, new_values, events, move, players, expect=expect)
 
     async def commit(
         self,
@@ -515,6 +556,7 @@ class Core:
         # Give the session's connection back first (detaching, not expiring, the game row): the
         # write runs on the writer's own connection.
         await session.close()
+        self.forget_row(change.game_id)  # kept again by a move that commits (keep_row)
         try:
             await self.writer.write(change)
         except Stale:
@@ -567,6 +609,7 @@ class Core:
         move_row: tuple[int, str, int] | None = None,
         move_clock: tuple[int, int] | None = None,
         now: int | None = None,
+        expect: Row | None = None,
     ) -> list[EventRow]:
         """End a game with ``result``: the one place where every game ends.
 
@@ -586,7 +629,15 @@ class Core:
             # The clocks stop where they are: the seat to move is charged up to the end.
             final["clocks"] = stopped(game, now)
         change = self.change(
-            game, final, [*before, ("result", result)], visitor, msg_id, move_row, (), move_clock
+            game,
+            final,
+            [*before, ("result", result)],
+            visitor,
+            msg_id,
+            move_row,
+            (),
+            move_clock,
+            expect,
         )
         if ending == "finished" and game.rated and not game.imported:
             rated = await self._rated(session, game, final.get("ply_count", game.ply_count), result)

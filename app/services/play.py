@@ -21,7 +21,8 @@ from app.domain.timecontrol import Clocks, OutOfTime, TimeControl, charge
 from app.errors import AppError, ErrorCode, not_found, rule_of
 from app.models import Game
 from app.repository import reads
-from app.repository.writes import EventRow
+from app.repository.writer import RowChanged
+from app.repository.writes import EventRow, row_values
 from app.runtime.rules import IllegalMoveError, InvalidMoveError, Rules
 from app.schemas.outgoing import AckJson, Stored
 from app.services.core import Before, Core, Position, Visitor, stale, to_the_end
@@ -50,102 +51,141 @@ class PlayService:
         the mover is charged for its turn, less a lag allowance of at most ``lag`` ms (see
         :mod:`app.domain.timecontrol`); a move that comes too late flags its mover instead."""
         core = self.core
-        sent = Sent("move", version, text)
         if core.outage_suspected:  # the database was away: nobody is charged for that time
             await core.settle_outage()
         async with core.lock(game_id), core.sessions() as session:
-            game = await core.load(session, game_id)
-            # A retried message was committed at its version, so the game has moved past it: only
-            # then can it be a duplicate (this spares the lookup on the common path).
-            looked = version != game.version or game.status != "active"
-            if looked:
-                duplicate = await self._duplicate(session, game, visitor, msg_id, sent)
-                if duplicate is not None:
-                    return duplicate
-            try:
-                seat = self._acting_seat(game, visitor)
-                if version != game.version:
-                    raise stale(game.version, version)
-                if game.to_move != seat:
-                    raise AppError(ErrorCode.NOT_YOUR_TURN, not_your_turn(game))
-                position = await core.position(session, game)
-                rules = position.rules
-                canonical, new_state = await self._checked(rules, position.state, text)
-            except AppError:
-                # A refusal: an id of this sender's already used names another message, which
-                # the protocol answers before any other refusal (msg_id_reused).
-                if not looked:
-                    await self._duplicate(session, game, visitor, msg_id, sent)
-                raise
-            ply = game.ply_count + 1
-            now = core.clock.now()
-            move_data: Stored = {"ply": ply, "move": canonical, "seat": seat}
-            next_to_move = core.rules.to_move(rules, new_state)
-            outcome = core.rules.outcome(rules, new_state)
-            values: dict[str, Any] = {
-                "ply_count": ply,
-                "to_move": next_to_move,
-                "last_activity_at": now,
-            }
-            if game.offer is not None and not _stands(game.offer, seat):
-                values["offer"] = None  # the opponent's move declines it
-            move_clock = None
-            if game.clocks is not None:
-                clocks = Clocks.from_json(game.clocks)
-                # A move of play, not the pie's setup or choice (asked only until both moved).
-                of_play = clocks.both_moved or core.rules.view(rules, position.state).get(
-                    "phase"
-                ) in (None, "play")
-                control = TimeControl.stored(game.time_control)
+            # The row this process's last move left, if the move is based on it (issue 27): no
+            # read. Anything but a move that commits on it (a refusal, a flag, a row changed
+            # meanwhile: RowChanged) is decided again on the row as the database has it.
+            cached = core.cached_row(game_id)
+            if cached is not None and cached.version == version:
                 try:
-                    charged = charge(
-                        control,
-                        clocks,
-                        seat,
-                        now,
-                        lag,
-                        of_play,
-                        None if outcome is not None else next_to_move,
+                    return await self._move(
+                        session, cached, visitor, text, version, msg_id, lag, cached=True
                     )
-                except OutOfTime:
-                    await self._flag(session, game, position, seat, now)
-                    raise AppError(
-                        ErrorCode.GAME_OVER, "Your time ran out before this move arrived"
-                    ) from None
-                values["clocks"] = charged.clocks.to_json()
-                values["deadline_at"] = charged.clocks.flag_at(next_to_move, control)
-                if control.timed and clocks.running:
-                    move_clock = (charged.left, charged.spent)
-                    move_data["clock"] = charged.left
-            move: Before = ("move", move_data)
-            after = Position(game.version, rules, new_state, (*position.moves, canonical))
+                except (AppError, RowChanged):
+                    core.forget_row(game_id)
+            game = await core.load(session, game_id)
+            return await self._move(session, game, visitor, text, version, msg_id, lag)
+
+    async def _move(
+        self,
+        session: AsyncSession,
+        game: Game,
+        visitor: Visitor,
+        text: str,
+        version: int,
+        msg_id: str,
+        lag: int,
+        *,
+        cached: bool = False,
+    ) -> AckJson:
+        """:meth:`play` on ``game`` (under the game's lock); ``cached``: the row is this process's
+        copy (:meth:`Core.cached_row`), so nothing may be refused or flagged on it, and the move
+        commits only if the database's row is still that copy (else RowChanged)."""
+        core, game_id = self.core, game.id
+        sent = Sent("move", version, text)
+        expect = row_values(game) if cached else None
+        # A retried message was committed at its version, so the game has moved past it: only
+        # then can it be a duplicate (this spares the lookup on the common path).
+        looked = version != game.version or game.status != "active"
+        if looked:
+            duplicate = await self._duplicate(session, game, visitor, msg_id, sent)
+            if duplicate is not None:
+                return duplicate
+        try:
+            seat = self._acting_seat(game, visitor)
+            if version != game.version:
+                raise stale(game.version, version)
+            if game.to_move != seat:
+                raise AppError(ErrorCode.NOT_YOUR_TURN, not_your_turn(game))
+            position = await core.position(session, game)
+            rules = position.rules
+            canonical, new_state = await self._checked(rules, position.state, text)
+        except AppError:
+            # A refusal: an id of this sender's already used names another message, which
+            # the protocol answers before any other refusal (msg_id_reused); on a cached row,
+            # the read of the row asks again.
+            if not looked and not cached:
+                await self._duplicate(session, game, visitor, msg_id, sent)
+            raise
+        ply = game.ply_count + 1
+        now = core.clock.now()
+        move_data: Stored = {"ply": ply, "move": canonical, "seat": seat}
+        next_to_move = core.rules.to_move(rules, new_state)
+        outcome = core.rules.outcome(rules, new_state)
+        values: dict[str, Any] = {
+            "ply_count": ply,
+            "to_move": next_to_move,
+            "last_activity_at": now,
+        }
+        if game.offer is not None and not _stands(game.offer, seat):
+            values["offer"] = None  # the opponent's move declines it
+        move_clock = None
+        if game.clocks is not None:
+            clocks = Clocks.from_json(game.clocks)
+            # A move of play, not the pie's setup or choice (asked only until both moved).
+            of_play = clocks.both_moved or core.rules.view(rules, position.state).get("phase") in (
+                None,
+                "play",
+            )
+            control = TimeControl.stored(game.time_control)
             try:
-                if outcome is not None:
-                    await core.finish(
-                        session,
-                        game,
-                        after,
-                        outcome,
-                        before=[move],
-                        values=values,
-                        visitor=visitor,
-                        msg_id=msg_id,
-                        move_row=(ply, canonical, seat),
-                        move_clock=move_clock,
-                    )
-                else:
-                    change = core.change(
-                        game,
-                        values,
-                        [move],
-                        visitor,
-                        msg_id,
-                        move_row=(ply, canonical, seat),
-                        move_clock=move_clock,
-                    )
-                    await core.advance(session, game, after, change)
-            except AppError as exc:
-                return await self._after_race(session, game_id, visitor, msg_id, sent, exc)
+                charged = charge(
+                    control,
+                    clocks,
+                    seat,
+                    now,
+                    lag,
+                    of_play,
+                    None if outcome is not None else next_to_move,
+                )
+            except OutOfTime:
+                if cached:  # the outage credit may have given time the copy does not show
+                    raise RowChanged from None
+                await self._flag(session, game, position, seat, now)
+                raise AppError(
+                    ErrorCode.GAME_OVER, "Your time ran out before this move arrived"
+                ) from None
+            values["clocks"] = charged.clocks.to_json()
+            values["deadline_at"] = charged.clocks.flag_at(next_to_move, control)
+            if control.timed and clocks.running:
+                move_clock = (charged.left, charged.spent)
+                move_data["clock"] = charged.left
+        move: Before = ("move", move_data)
+        after = Position(game.version, rules, new_state, (*position.moves, canonical))
+        try:
+            if outcome is not None:
+                await core.finish(
+                    session,
+                    game,
+                    after,
+                    outcome,
+                    before=[move],
+                    values=values,
+                    visitor=visitor,
+                    msg_id=msg_id,
+                    move_row=(ply, canonical, seat),
+                    move_clock=move_clock,
+                    expect=expect,
+                )
+            else:
+                change = core.change(
+                    game,
+                    values,
+                    [move],
+                    visitor,
+                    msg_id,
+                    move_row=(ply, canonical, seat),
+                    move_clock=move_clock,
+                    expect=expect,
+                )
+                await core.advance(session, game, after, change)
+        except AppError as exc:
+            if cached:
+                raise
+            return await self._after_race(session, game_id, visitor, msg_id, sent, exc)
+        core.keep_row(game)
         return {"version": game.version, "ply": ply, "move": canonical, "duplicate": False}
 
     @to_the_end

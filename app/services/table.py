@@ -403,6 +403,7 @@ class TableService:
             async with core.sessions() as session:
                 current = await core.load(session, game.id)
             raise stale(current.version, game.version) from None
+        core.forget_row(game.id)  # a move computed from the row kept before would be refused
         for key, value in values.items():
             setattr(game, key, value)
         message: TableMsgJson = {"type": "table", "version": game.version, **self.table(game)}
