@@ -125,7 +125,13 @@ async def setup_games(
     limit = asyncio.Semaphore(32)
 
     async def one(i: int) -> None:
-        async with limit, httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+        # No kept-alive connection: on a loaded machine a client can stay silent past the server's
+        # keep-alive timeout and send its next request as the server closes it (a ReadError).
+        fresh = httpx.Limits(max_keepalive_connections=0)
+        async with (
+            limit,
+            httpx.AsyncClient(base_url=server.url, timeout=60, limits=fresh) as client,
+        ):
             first = await _visitor_cookie(client, f"Load{i}a")
             created = await client.post(
                 "/api/games",
