@@ -25,10 +25,10 @@ from app.models import Game
 from games.bench import random_game
 from games.record import make_record
 from tests.app.conftest import make_settings
-from tests.app.test_migrations import alembic
 from tests.support.contract import checked
 from tests.support.databases import fresh_database
 from tests.support.gameplay import quick_game, table_counts
+from tests.support.server import alembic
 
 BEFORE_IMPORTED_BY = "2424c61f9505"  # the revision before games.imported_by
 BEFORE_DOCUMENTED_RESULTS = "f4ae43e5a0b4"  # the revision before imported results were rebuilt

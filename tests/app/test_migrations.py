@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from typing import Any
 
 import sqlalchemy as sa
@@ -12,7 +9,7 @@ import sqlalchemy as sa
 import games
 from app.db import make_engine
 from games.record import replay_moves
-from tests.support.databases import ROOT
+from tests.support.server import alembic
 
 BEFORE_SIZE = "b3c1a2ba13cb"  # the revision before Valaturna's option side became size
 SIZE = "2424c61f9505"
@@ -30,17 +27,6 @@ GAMES = sa.table(
     sa.column("created_at", sa.BigInteger()),
     sa.column("last_activity_at", sa.BigInteger()),
 )
-
-
-def alembic(url: str, *command: str) -> None:
-    """Run ``alembic COMMAND...`` on ``url`` in a child process, as ``tests.support`` does."""
-    subprocess.run(
-        [sys.executable, "-m", "alembic", *command],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": url},
-        check=True,
-        capture_output=True,
-    )
 
 
 def row(game_id: str, slug: str, options: dict[str, Any]) -> dict[str, Any]:

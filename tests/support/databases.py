@@ -17,12 +17,12 @@ import atexit
 import os
 import secrets
 import shutil
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from tests.support.server import alembic
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN_URL = os.environ.get("HEXMOOT_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
@@ -31,14 +31,7 @@ BACKENDS = ("sqlite", "postgres")
 
 def migrate(url: str) -> None:
     """Run ``alembic upgrade head`` on ``url`` in a child process (Alembic's env runs its own loop)."""
-    env = {**os.environ, "DATABASE_URL": url}
-    subprocess.run(
-        [sys.executable, "-m", "alembic", "upgrade", "head"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
+    alembic(url, "upgrade", "head")
 
 
 def sqlite_url(directory: Path) -> str:
