@@ -12,11 +12,18 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.axe import serious_axe
 from tests.browser.conftest import Guests
-from tests.browser.helpers import FULL_CHROMIUM, ApiGame, Screenshots, launch, play_one_move
+from tests.browser.helpers import (
+    CHROMIUM_ARGS,
+    FULL_CHROMIUM,
+    ApiGame,
+    ConsoleErrors,
+    Screenshots,
+    play_one_move,
+)
 from tests.support.accounts import VERIFY_PAGE, signup_page
 from tests.support.databases import fresh_database
 from tests.support.patience import PATIENCE_MS
@@ -31,16 +38,19 @@ pytestmark = pytest.mark.browser
 PASSWORD = "correct horse battery staple"
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """The whole of Debian's Chromium, not the headless shell the other modules use: the shell has
-    no desktop notifications, which the second test watches."""
-    with sync_playwright() as pw:
-        b = launch(pw, FULL_CHROMIUM)
-        try:
-            yield b
-        finally:
-            b.close()
+@pytest.fixture()
+def notifying(browser: Browser, console: ConsoleErrors) -> Iterator[Guests]:
+    """Guests in the whole of Debian's Chromium, for the one test that watches desktop
+    notifications: the headless shell the others use has none."""
+    full = browser.browser_type.launch(
+        executable_path=FULL_CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+    guests = Guests(full, console)
+    try:
+        yield guests
+    finally:
+        guests.close()
+        full.close()
 
 
 # Makes the page believe it is hidden, and records the notifications it shows.
@@ -69,8 +79,9 @@ def _mine(page: Page, game_id: str) -> None:
 
 
 def test_a_guest_signs_up_and_finds_its_game_then_a_second_browser_sees_the_turn_live(
-    server: LiveServer, guests: Guests, screenshots: Screenshots
+    server: LiveServer, notifying: Guests, screenshots: Screenshots
 ) -> None:
+    guests = notifying
     ann = guests.page()
     ann.goto(server.url + "/")
     made = _post(
