@@ -22,6 +22,19 @@ PASSWORD_MIN, PASSWORD_MAX = 8, 256
 HASH_CONCURRENCY = 2
 
 _hasher = PasswordHasher()
+import time as _t, os as _os
+class _Count:
+    def __init__(self, h): self.h=h
+    def __getattr__(self, n):
+        f=getattr(self.h,n)
+        if n not in ("hash","verify"): return f
+        def w(*a,**k):
+            t=_t.perf_counter()
+            try: return f(*a,**k)
+            finally:
+                with open("/tmp/hashcalls","a") as fh: fh.write(f"{n} {_t.perf_counter()-t:.3f} {_os.environ.get('PYTEST_XDIST_WORKER','srv')}\n")
+        return w
+_hasher = _Count(_hasher)  # type: ignore
 
 
 @functools.cache
