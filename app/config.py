@@ -80,6 +80,10 @@ class Settings(BaseSettings):
     # --- Secrets, headers, origins (issue 14) ---------------------------------------------------
     # Development mode (``make run``): a missing or short SECRET_KEY is tolerated with a warning.
     dev_mode: bool = False
+    # Password hashes (argon2id, app/identity/passwords.py): passes and memory (KiB). The defaults
+    # are argon2-cffi's, RFC 9106's second recommended set; only the test suite lowers them.
+    password_hash_time_cost: int = Field(default=3, ge=1)
+    password_hash_memory_kib: int = Field(default=65536, ge=64)
     # The key cookies were signed with before SECRET_KEY was changed: still accepted, and cookies
     # signed with it are reissued with the new key. Remove it once COOKIE_REISSUE_AFTER has passed.
     secret_key_previous: str | None = None

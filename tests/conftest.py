@@ -37,6 +37,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+#: Password hashes in the suite's servers and apps: argon2id with 1 pass over 1 MiB, not the
+#: site's 3 over 64 MiB (``app/identity/passwords.py``). The suite signs up and logs in some three
+#: hundred times, and the site's cost is about 0.1 s of CPU a hash. The defaults themselves are
+#: checked in tests/app/test_accounts_core.py.
+CHEAP_PASSWORD_HASHES = {"PASSWORD_HASH_TIME_COST": "1", "PASSWORD_HASH_MEMORY_KIB": "1024"}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, value in CHEAP_PASSWORD_HASHES.items():
+        os.environ.setdefault(name, value)
+
+
 CONFORMANCE = "tests/games/test_conformance.py::"
 
 

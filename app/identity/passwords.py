@@ -1,9 +1,14 @@
 """Passwords: the rules they must meet, and argon2id hashes through argon2-cffi.
 
-argon2-cffi's ``PasswordHasher`` hashes with argon2id and its defaults (RFC 9106's second
-recommended parameter set: 3 passes over 64 MiB, 4 lanes). A hash takes tens of milliseconds of one
-core and 64 MiB, so hashing runs in a thread (the event loop keeps serving) and at most
+argon2-cffi's ``PasswordHasher`` hashes with argon2id, by default with its own defaults (RFC 9106's
+second recommended parameter set: 3 passes over 64 MiB, 4 lanes: ``app.config``). A hash takes tens of milliseconds
+of one core and 64 MiB, so hashing runs in a thread (the event loop keeps serving) and at most
 ``HASH_CONCURRENCY`` at once: a burst of logins queues instead of taking every core and gigabytes.
+
+The passes and the memory are settings (``PASSWORD_HASH_TIME_COST``, ``PASSWORD_HASH_MEMORY_KIB``):
+the test suite, which signs up and logs in some three hundred times, hashes with 1 pass over 1 MiB
+(``tests/conftest.py``); a site keeps the defaults. A hash made with other parameters than the
+server's is rehashed at its account's next login.
 """
 
 from __future__ import annotations
@@ -21,30 +26,49 @@ from app.identity.usernames import username_key
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
 HASH_CONCURRENCY = 2
 
-_hasher = PasswordHasher()
-import time as _t, os as _os
-class _Count:
-    def __init__(self, h): self.h=h
-    def __getattr__(self, n):
-        f=getattr(self.h,n)
-        if n not in ("hash","verify"): return f
-        def w(*a,**k):
-            t=_t.perf_counter()
-            try: return f(*a,**k)
-            finally:
-                with open("/tmp/hashcalls","a") as fh: fh.write(f"{n} {_t.perf_counter()-t:.3f} {_os.environ.get('PYTEST_XDIST_WORKER','srv')}\n")
-        return w
-_hasher = _Count(_hasher)  # type: ignore
-
 
 @functools.cache
 def _slots() -> asyncio.Semaphore:
     return asyncio.Semaphore(HASH_CONCURRENCY)
 
 
-@functools.cache
-def _dummy_hash() -> str:
-    return _hasher.hash("not a password anyone has")
+class Passwords:
+    """argon2id hashes of passwords, with ``time_cost`` passes over ``memory_kib`` KiB."""
+
+    def __init__(self, time_cost: int, memory_kib: int) -> None:
+        self._hasher = PasswordHasher(time_cost=time_cost, memory_cost=memory_kib)
+        # made now, so that even the first unknown name costs what a known one does
+        self._dummy = self._hasher.hash("not a password anyone has")
+
+    async def hash(self, password: str) -> str:
+        """The argon2id hash of ``password``."""
+        async with _slots():
+            return await asyncio.to_thread(self._hasher.hash, password)
+
+    def _verify(self, stored: str, password: str) -> bool:
+        try:
+            return self._hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    async def verify(self, stored: str, password: str) -> bool:
+        """Whether ``password`` matches the hash ``stored``."""
+        async with _slots():
+            return await asyncio.to_thread(self._verify, stored, password)
+
+    async def dummy_verify(self, password: str) -> None:
+        """Spend what a verification costs, for a username that does not exist: a failed login
+        takes the same time whether or not the account exists."""
+        async with _slots():
+            await asyncio.to_thread(self._verify, self._dummy, password)
+
+    def needs_rehash(self, stored: str) -> bool:
+        """Whether ``stored`` was made with other parameters than these (rehash at the next
+        login)."""
+        try:
+            return self._hasher.check_needs_rehash(stored)
+        except InvalidHashError:
+            return True
 
 
 def check_password_rules(password: object, username: str | None = None) -> str:
@@ -77,37 +101,3 @@ def check_password_rules(password: object, username: str | None = None) -> str:
             ErrorCode.WEAK_PASSWORD, "a password cannot be the username", field="password"
         )
     return password
-
-
-async def hash_password(password: str) -> str:
-    """The argon2id hash of ``password``."""
-    async with _slots():
-        return await asyncio.to_thread(_hasher.hash, password)
-
-
-def _verify(stored: str, password: str) -> bool:
-    try:
-        return _hasher.verify(stored, password)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-async def verify_password(stored: str, password: str) -> bool:
-    """Whether ``password`` matches the hash ``stored``."""
-    async with _slots():
-        return await asyncio.to_thread(_verify, stored, password)
-
-
-async def dummy_verify(password: str) -> None:
-    """Spend what a verification costs, for a username that does not exist: a failed login takes
-    the same time whether or not the account exists."""
-    async with _slots():
-        await asyncio.to_thread(_verify, _dummy_hash(), password)
-
-
-def needs_rehash(stored: str) -> bool:
-    """Whether ``stored`` was made with other parameters than today's (rehash at the next login)."""
-    try:
-        return _hasher.check_needs_rehash(stored)
-    except InvalidHashError:
-        return True

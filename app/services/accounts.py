@@ -13,13 +13,7 @@ from typing import Any
 
 from app.errors import AppError, ErrorCode
 from app.identity import default_name, new_guest_id, sessions, tokens, validate_name
-from app.identity.passwords import (
-    check_password_rules,
-    dummy_verify,
-    hash_password,
-    needs_rehash,
-    verify_password,
-)
+from app.identity.passwords import check_password_rules
 from app.identity.usernames import username_key, validate_username
 from app.models import Account
 from app.repository import accounts as store
@@ -171,7 +165,7 @@ class AccountService:
         async with self.core.sessions() as session:
             if await store.account_by_key(session, key) is not None:
                 raise _taken(username)
-        password_hash = await hash_password(password)
+        password_hash = await self.core.passwords.hash(password)
         now = self.core.clock.now()
         named = not visitor.name.startswith("Guest-")
         display_name = visitor.name if named else username
@@ -229,7 +223,7 @@ class AccountService:
         if not isinstance(raw_username, str) or not isinstance(raw_password, str):
             raise wrong
         if len(raw_username) > 100 or len(raw_password) > 256:
-            await dummy_verify("x")
+            await self.core.passwords.dummy_verify("x")
             raise wrong
         async with self.core.sessions() as session:
             account = await store.account_by_key(session, username_key(raw_username.strip()))
@@ -238,12 +232,12 @@ class AccountService:
             if guest is not None and guest.account_id is None:
                 claimable = await store.games_of_guest(session, guest_id)
         if account is None:
-            await dummy_verify(raw_password)
+            await self.core.passwords.dummy_verify(raw_password)
             raise wrong
-        if not await verify_password(account.password_hash, raw_password):
+        if not await self.core.passwords.verify(account.password_hash, raw_password):
             raise wrong
-        if needs_rehash(account.password_hash):
-            rehashed = await hash_password(raw_password)
+        if self.core.passwords.needs_rehash(account.password_hash):
+            rehashed = await self.core.passwords.hash(raw_password)
             await self.core.writer.write(store.SetPasswordHash(account.id, rehashed))
         now = self.core.clock.now()
         if current_session is not None and visitor.account_id is not None:
@@ -361,14 +355,14 @@ class AccountService:
         if (
             not isinstance(current, str)
             or len(current) > 256
-            or not await verify_password(account.password_hash, current)
+            or not await self.core.passwords.verify(account.password_hash, current)
         ):
             raise AppError(
                 ErrorCode.BAD_CREDENTIALS, "The current password is wrong", field="current"
             )
         password = check_password_rules(new, account.username)
         now = self.core.clock.now()
-        hashed = await hash_password(password)
+        hashed = await self.core.passwords.hash(password)
         await self.core.writer.write(
             store.UpdateAccount(account.id, {"password_hash": hashed, "password_changed_at": now})
         )

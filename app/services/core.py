@@ -33,6 +33,7 @@ from app.domain.clock import Clock, to_ms
 from app.domain.results import Ending, Result, ending_values
 from app.domain.timecontrol import Clocks, TimeControl
 from app.errors import AppError, ErrorCode, excerpt, not_found
+from app.identity.passwords import Passwords
 from app.models import Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale, Writer
@@ -245,6 +246,9 @@ class Core:
         self.writer = writer
         self.rules = rules
         self.clock = clock
+        self.passwords = Passwords(
+            settings.password_hash_time_cost, settings.password_hash_memory_kib
+        )
         self._cache: OrderedDict[str, Position] = OrderedDict()
         # game id -> its row after this process's last move in it: see :meth:`cached_row`.
         self._rows: OrderedDict[str, Game] = OrderedDict()

@@ -21,7 +21,7 @@ import logging
 
 from app.domain.clock import to_ms
 from app.errors import AppError, ErrorCode
-from app.identity.passwords import check_password_rules, hash_password
+from app.identity.passwords import check_password_rules
 from app.identity.tokens import new_token, token_id
 from app.identity.usernames import username_key
 from app.mail import Mailer
@@ -115,7 +115,7 @@ class MailService:
         if not isinstance(raw_token, str) or not 20 <= len(raw_token) <= 100:
             raise refused
         password = check_password_rules(raw_password)
-        hashed = await hash_password(password)
+        hashed = await self.core.passwords.hash(password)
         try:
             account_id: int = await self.core.writer.write(
                 store.ResetPassword(token_id(raw_token), hashed, self.core.clock.now())
