@@ -44,7 +44,8 @@ from tests.support.fuzz import (
 from tests.support.fuzz_ws import frames, since_values
 from tests.support.server import LiveServer, live_server
 
-#: Examples per operation and generation mode (21 operations, two modes).
+#: Examples per operation and generation mode (63 operations; the negative mode where it can be had:
+#: :func:`negatable`).
 EXAMPLES_PER_OPERATION = 10
 #: Stateful scenarios, and the calls in each. Most scenarios die on a refused create or a made-up
 #: game; in 50, games are joined and moves played (3 on each database at the default seed), in
@@ -124,14 +125,30 @@ def fuzz_operation(operation: Any, mode: GenerationMode, session: requests.Sessi
     return statuses
 
 
+def negatable(operation: dict[str, Any]) -> bool:
+    """Whether schemathesis can make a request of ``operation`` (its OpenAPI object) that breaks
+    its schema: not when it has no body and no parameter but plain strings in its path, which any
+    text fits. Hypothesis would look for one in vain for about 0.35 s (33 of the 63 operations, a
+    third of this test's time) before giving up (``Unsatisfiable``, no request made)."""
+    if "requestBody" in operation:
+        return True
+    return any(
+        parameter["in"] != "path"
+        or parameter.get("schema", {}).keys() - {"type", "title"}
+        or parameter["schema"].get("type") != "string"
+        for parameter in operation.get("parameters", [])
+    )
+
+
 @pytest.mark.slow
 def test_no_operation_answers_5xx_or_another_error_shape(server: LiveServer) -> None:
     print(describe())
     schema = load_schema(server)
     passes = [
-        (result.ok(), mode)
-        for result in schema.get_all_operations()
+        (operation, mode)
+        for operation in (result.ok() for result in schema.get_all_operations())
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
+        if mode is GenerationMode.POSITIVE or negatable(operation.definition.raw)
     ]
     session = requests.Session()  # one visitor: its cookie persists, as a browser's does
     failures: list[str] = []
