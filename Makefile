@@ -119,7 +119,7 @@ format:  ## let ruff fix what it can and format the code
 typecheck:  ## mypy --strict over games, app, migrations and deploy
 	$(BIN)/mypy
 
-pytest: install-js  ## every test, slow and browser ones included, in parallel (WORKERS=auto)
+pytest: install-js  ## every test, slow and browser ones included, in parallel (WORKERS workers)
 	$(BIN)/pytest -n $(WORKERS)
 
 bench: install-test services  ## rules engines, then the server under load (figures, never pass/fail)

@@ -1,6 +1,6 @@
 """Suite-wide options, and how pytest-xdist shares the tests out between its workers.
 
-``make pytest`` runs ``pytest -n auto``. The server and browser tests share module-scoped fixtures
+``make pytest`` runs ``pytest -n WORKERS`` (one more than the CPUs). The server and browser tests share module-scoped fixtures
 (a migrated database, a uvicorn process, a Chromium): each of those modules, and each database
 backend of it, goes whole to one worker, so the fixtures are built once, as in a serial run, not
 once per worker that happens to receive a few of its tests. The rules tests have no such fixtures
