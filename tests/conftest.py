@@ -1,11 +1,12 @@
 """Suite-wide options, and how pytest-xdist shares the tests out between its workers.
 
-``make pytest`` runs ``pytest -n WORKERS`` (one more than the CPUs). The server and browser tests share module-scoped fixtures
-(a migrated database, a uvicorn process, a Chromium): each of those modules, and each database
-backend of it, goes whole to one worker, so the fixtures are built once, as in a serial run, not
-once per worker that happens to receive a few of its tests. The rules tests have no such fixtures
-are shared out one by one, except the conformance suite's: the tests of one game and option set
-go together, since they share its random games (played once per process, ``_games`` there).
+``make pytest`` runs ``pytest -n WORKERS`` (one more than the CPUs). The server and browser tests
+share module-scoped fixtures (a migrated database, a uvicorn process, a Chromium): each of those
+modules, and each database backend of it, goes whole to one worker, so the fixtures are built once,
+as in a serial run, not once per worker that happens to receive a few of its tests. The rules tests
+have no such fixtures and are shared out one by one, except the conformance suite's: the tests of
+one game and option set go together, since they share its random games (played once per process,
+``_games`` there).
 
 This is a scheduler of our own rather than ``--dist loadgroup`` with ``xdist_group`` marks: xdist
 (3.8) names a group by rewriting ``item._nodeid``, which pytest 9 no longer reads, so the groups
