@@ -27,7 +27,8 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "default-src 'self'",
         "script-src 'self'",
         "style-src 'self'",
-        "img-src 'self'",
+        # blob: the game page draws its position's PNG from an SVG of its own (static/js/export.js)
+        "img-src 'self' blob:",
         "connect-src 'self'",
         "object-src 'none'",
         "base-uri 'none'",

@@ -6,6 +6,7 @@
 import { Board } from "./board.js";
 import { Entry } from "./entry.js";
 import { playerName, renderCounters, renderHead, renderSeats, renderStatus } from "./gameview.js";
+import { moveListText, positionSvg, save, svgToPng } from "./export.js";
 import { renderLegend } from "./legend.js";
 import { $, api } from "./page.js";
 import { History } from "./replay.js";
@@ -223,6 +224,7 @@ function positionChanged(moved) {
   renderHead(S, head);
   renderStatus(S, token, saved());
   review.render();
+  $("move-text").value = moveListText(S.moves, S.view, review.firstColour());
   if (S.review === null) {
     board.setView(S.view, null);
     S.shown = S.moves.length;
@@ -341,6 +343,44 @@ $("flip").addEventListener("click", () => {
   table.tick();
 });
 $("coords").addEventListener("change", (e) => board.setCoordinates(e.target.checked));
+
+// The move list as text, and the position shown as an image (export.js).
+const exported = (text) => ($("export-status").textContent = text);
+const fileName = (ext) => `hexmoot-${S.game.game}-${gameId}-ply${S.shown}.${ext}`;
+/** The position the board shows, as an SVG document on the board's own background. */
+function shownSvg() {
+  let el = $("board");
+  let background = "";
+  for (; el && !background; el = el.parentElement) {
+    const colour = getComputedStyle(el).backgroundColor;
+    if (colour && colour !== "transparent" && colour !== "rgba(0, 0, 0, 0)") background = colour;
+  }
+  const when = S.shown === S.moves.length ? `after ${S.shown} plies` : `at ply ${S.shown} of ${S.moves.length}`;
+  return positionSvg(board.svg, background || "white", `Hexmoot ${S.game.game} ${gameId}, ${when}`);
+}
+$("copy-moves").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText($("move-text").value);
+    exported("The moves are copied.");
+  } catch {
+    $("move-text").select(); // no clipboard here (a page not served over https): copy by hand
+    exported("The moves are selected: copy them with your keyboard or menu.");
+  }
+});
+$("save-svg").addEventListener("click", () => {
+  if (!S.game) return;
+  save(new Blob([shownSvg()], { type: "image/svg+xml" }), fileName("svg"));
+  exported(`Saved ${fileName("svg")}.`);
+});
+$("save-png").addEventListener("click", async () => {
+  if (!S.game) return;
+  try {
+    save(await svgToPng(shownSvg()), fileName("png"));
+    exported(`Saved ${fileName("png")}.`);
+  } catch (e) {
+    exported(`The image could not be made: ${e.message}`);
+  }
+});
 // While a move is typed, Exxit's tiles show their names (the notation names them). A press on the
 // board that leaves the box redraws the board only once released: a redraw between a press and its
 // release would lose the click that was meant for a cell.

@@ -84,6 +84,11 @@ class Screenshots:
         if self.directory is not None:
             page.screenshot(path=self.directory / f"{name}.png", animations="disabled")
 
+    def file(self, data: bytes, name: str) -> None:
+        """A file the page made (an image it saved), to look at beside the screenshots."""
+        if self.directory is not None:
+            (self.directory / name).write_bytes(data)
+
     def element(self, locator: Locator, name: str) -> None:
         """One element, e.g. the board."""
         if self.directory is not None:
