@@ -69,8 +69,13 @@ async def game_page(request: Request, game_id: str, service: ServiceDep) -> HTML
     query = request.query_params
     token = query.get("join") or query.get("token") or None
     visitor = await resolve_visitor(request, service)
-    await service.reading.check_visible(game_id, visitor, token)  # game_not_found: the 404 page
-    return templates.TemplateResponse(request, "game.html", {"game_id": game_id})
+    card = await service.reading.card(game_id, visitor, token)  # game_not_found: the 404 page
+    # the link's own address: the public origin, else the Host the request came to
+    origin = request.app.state.settings.public_origin or str(request.base_url)
+    url = f"{origin.rstrip('/')}/games/{game_id}"
+    return templates.TemplateResponse(
+        request, "game.html", {"game_id": game_id, "card": card, "url": url}
+    )
 
 
 @router.get("/live", response_class=HTMLResponse)

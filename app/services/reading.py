@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from app.domain.clock import idle_cutoff
@@ -166,11 +167,12 @@ class ReadingService:
             "you": _you(game, visitor),
         }
 
-    async def check_visible(self, game_id: str, visitor: Visitor, token: str | None) -> None:
-        """Nothing if the visitor may see the game; ``game_not_found`` otherwise (the game page's
-        404: one row read, no position)."""
+    async def card(self, game_id: str, visitor: Visitor, token: str | None) -> GameCard:
+        """What a link to the game page says of it (its Open Graph tags), if the visitor may see
+        the game; ``game_not_found`` otherwise (the game page's 404: one row read, no position)."""
         async with self.core.sessions() as session:
-            await self.core.visible(session, game_id, visitor, token)
+            game = await self.core.visible(session, game_id, visitor, token)
+        return game_card(game)
 
     async def seat_of(self, game_id: str, visitor: Visitor) -> int | None:
         """The visitor's seat in a game, if any."""
@@ -327,3 +329,40 @@ def _invitation(
         "seat": seat,
         "colour": colours.get("1") if seat == 1 else colours.get("2"),
     }
+
+
+@dataclass(frozen=True)
+class GameCard:
+    """A game as a shared link shows it: ``title`` ("Valaturna: Ann vs Bo") and a sentence."""
+
+    title: str
+    description: str
+
+
+def game_card(game: Game) -> GameCard:
+    """The card of ``game``: its players, and where it stands or how it ended, in words.
+
+    >>> row = Game(slug="valaturna", player1_name="Ann", player2_name="Bo", status="finished",
+    ...            result="2", ply_count=41)
+    >>> game_card(row)
+    GameCard(title='Valaturna: Ann vs Bo', description='Bo beat Ann in 41 plies.')
+    >>> game_card(Game(slug="jotun", player1_name="Ann", player2_name=None, status="waiting",
+    ...                ply_count=0)).description
+    'Ann is waiting for an opponent.'
+    """
+    names = {1: game.player1_name, 2: game.player2_name}
+    seated = [name for name in names.values() if name]
+    heading = f"{title(game.slug)}: {' vs '.join(seated)}" if seated else title(game.slug)
+    plies = f"{game.ply_count} {'ply' if game.ply_count == 1 else 'plies'}"
+    if game.status == "waiting":
+        description = f"{seated[0] if seated else 'A player'} is waiting for an opponent."
+    elif game.status == "active":
+        description = f"In play: {plies} so far."
+    elif game.result in ("1", "2"):
+        winner = int(game.result)
+        description = f"{names[winner]} beat {names[3 - winner]} in {plies}."
+    elif game.result == "draw":
+        description = f"Drawn after {plies}."
+    else:
+        description = f"Ended without a result after {plies}."
+    return GameCard(heading, description)
