@@ -1,9 +1,10 @@
 """Passwords: the rules they must meet, and argon2id hashes through argon2-cffi.
 
 argon2-cffi's ``PasswordHasher`` hashes with argon2id, by default with its own defaults (RFC 9106's
-second recommended parameter set: 3 passes over 64 MiB, 4 lanes: ``app.config``). A hash takes tens of milliseconds
-of one core and 64 MiB, so hashing runs in a thread (the event loop keeps serving) and at most
-``HASH_CONCURRENCY`` at once: a burst of logins queues instead of taking every core and gigabytes.
+second recommended parameter set: 3 passes over 64 MiB, 4 lanes; see ``app.config``). A hash takes
+tens of milliseconds of one core and 64 MiB, so hashing runs in a thread (the event loop keeps
+serving) and at most ``HASH_CONCURRENCY`` at once: a burst of logins queues instead of taking every
+core and gigabytes.
 
 The passes and the memory are settings (``PASSWORD_HASH_TIME_COST``, ``PASSWORD_HASH_MEMORY_KIB``):
 the test suite, which signs up and logs in some three hundred times, hashes with 1 pass over 1 MiB

@@ -59,7 +59,8 @@ def _serve(env: Mapping[str, str], log_path: str) -> None:
 
 
 def _alembic(env: Mapping[str, str], argv: list[str], log_path: str) -> None:
-    """``python -m alembic ARGV`` with ``env`` as its whole environment, its output to ``log_path``."""
+    """``python -m alembic ARGV`` with ``env`` as its whole environment, its output appended to
+    ``log_path``."""
     os.chdir(ROOT)
     os.environ.clear()
     os.environ.update(env)
