@@ -355,7 +355,8 @@ function shownSvg() {
     const colour = getComputedStyle(el).backgroundColor;
     if (colour && colour !== "transparent" && colour !== "rgba(0, 0, 0, 0)") background = colour;
   }
-  const when = S.shown === S.moves.length ? `after ${S.shown} plies` : `at ply ${S.shown} of ${S.moves.length}`;
+  const plies = `${S.shown} ${S.shown === 1 ? "ply" : "plies"}`;
+  const when = S.shown === S.moves.length ? `after ${plies}` : `at ply ${S.shown} of ${S.moves.length}`;
   return positionSvg(board.svg, background || "white", `Hexmoot ${S.game.game} ${gameId}, ${when}`);
 }
 $("copy-moves").addEventListener("click", async () => {
