@@ -43,9 +43,9 @@ def _context() -> multiprocessing.context.ForkServerContext:
     return _forkserver
 
 
-def _serve(env: Mapping[str, str], log_path: str) -> None:
-    """The server process: ``python -m app.serve`` with ``env`` as its whole environment, its
-    output appended to ``log_path``."""
+def _as_command(env: Mapping[str, str], log_path: str) -> None:
+    """Make this forked process what a command run from the project's root would be: ``env`` as
+    its whole environment, its output appended to ``log_path``."""
     os.chdir(ROOT)
     os.environ.clear()
     os.environ.update(env)
@@ -53,21 +53,19 @@ def _serve(env: Mapping[str, str], log_path: str) -> None:
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     os.close(fd)
+
+
+def _serve(env: Mapping[str, str], log_path: str) -> None:
+    """The server process: ``python -m app.serve`` (see :func:`_as_command`)."""
+    _as_command(env, log_path)
     from app.serve import main
 
     main()
 
 
 def _alembic(env: Mapping[str, str], argv: list[str], log_path: str) -> None:
-    """``python -m alembic ARGV`` with ``env`` as its whole environment, its output appended to
-    ``log_path``."""
-    os.chdir(ROOT)
-    os.environ.clear()
-    os.environ.update(env)
-    fd = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
+    """``python -m alembic ARGV`` (see :func:`_as_command`)."""
+    _as_command(env, log_path)
     from alembic.config import main
 
     main(argv=argv, prog="alembic")
