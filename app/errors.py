@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     NOT_YOUR_TURN = "not_your_turn"
     STALE_VERSION = "stale_version"
     MSG_ID_REUSED = "msg_id_reused"
+    IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"  # issue 27: a creation's key, another body
     INVALID_MOVE = "invalid_move"
     ILLEGAL_MOVE = "illegal_move"
     ILLEGAL_STEPS = "illegal_steps"
@@ -122,6 +123,7 @@ STATUS: dict[ErrorCode, int | None] = {
     ErrorCode.NOT_YOUR_TURN: 409,
     ErrorCode.STALE_VERSION: 409,
     ErrorCode.MSG_ID_REUSED: 409,
+    ErrorCode.IDEMPOTENCY_KEY_REUSED: 422,
     ErrorCode.INVALID_MOVE: 422,
     ErrorCode.ILLEGAL_MOVE: 422,
     ErrorCode.ILLEGAL_STEPS: 422,

@@ -379,3 +379,18 @@ class Lease(Base):
     owner: Mapped[str | None] = mapped_column(String(64))
     expires_at: Mapped[int] = mapped_column(BigInteger)
     beat_at: Mapped[int] = mapped_column(BigInteger)
+
+
+class CreationKey(Base):
+    """A game creation's ``Idempotency-Key`` (issue 27): the game a visitor's key created, so that
+    the same request sent again (its answer lost on the way) answers with that game instead of
+    making another. ``fingerprint``: the sha256 of the request's body, so that the key reused for
+    another request is refused. Kept a day (``CREATION_KEY_KEPT``), then swept."""
+
+    __tablename__ = "creation_keys"
+
+    player_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    created_at: Mapped[int] = mapped_column(BigInteger, index=True)

@@ -8,12 +8,22 @@ from typing import Any
 from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
-from app.models import ChatLine, Event, Game, Move, Player
+from app.models import ChatLine, CreationKey, Event, Game, Move, Player
 
 
 async def get_player(session: AsyncSession, player_id: str) -> Player | None:
     """The player row of a guest, if it was ever written."""
     return await session.get(Player, player_id)
+
+
+async def creation_key(session: AsyncSession, player_id: str, key: str) -> CreationKey | None:
+    """The game creation a visitor sent under ``key`` (its ``Idempotency-Key``), if any is kept."""
+    result = await session.execute(
+        select(CreationKey)
+        .where(CreationKey.player_id == player_id, CreationKey.key == key)
+        .execution_options(populate_existing=True)
+    )
+    return result.scalar_one_or_none()
 
 
 async def get_game(session: AsyncSession, game_id: str) -> Game | None:

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.domain.ratings import Glicko, rate
 from app.domain.timecontrol import Clocks, TimeControl, credit
-from app.models import ChatLine, Event, Game, Lease, Move, Player, Rating, RatingChange
+from app.models import ChatLine, CreationKey, Event, Game, Lease, Move, Player, Rating, RatingChange
 from app.repository.writer import RowChanged, Stale
 
 Row = dict[str, Any]
@@ -82,6 +82,9 @@ class NewGame:
     events: list[EventRow]
     moves: list[Row] = field(default_factory=list)
     players: tuple[PlayerName, ...] = ()
+    #: The creation's ``creation_keys`` row, when it came with an ``Idempotency-Key``: a second
+    #: creation under the same key fails on its primary key, and writes nothing.
+    key: Row | None = None
 
     def __call__(self, conn: Connection) -> None:
         save_players(conn, self.players)
@@ -89,6 +92,19 @@ class NewGame:
         if self.moves:
             conn.execute(insert(Move), self.moves)
         conn.execute(insert(Event), self.events)
+        if self.key is not None:
+            conn.execute(insert(CreationKey), [self.key])
+
+
+@dataclass(frozen=True)
+class ForgetCreationKeys:
+    """Delete the creation keys older than ``cutoff`` (ms): how many."""
+
+    cutoff: int
+
+    def __call__(self, conn: Connection) -> int:
+        result = conn.execute(delete(CreationKey).where(CreationKey.created_at < self.cutoff))
+        return int(result.rowcount)
 
 
 @dataclass(frozen=True)

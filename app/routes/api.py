@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import JSONResponse
 
 from app.deps import ServiceDep, VisitorDep
@@ -37,7 +37,7 @@ from app.schemas.responses import (
     Snapshot,
     StepsOut,
 )
-from app.services import Visitor
+from app.services import CreationKeyed, Visitor
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
@@ -80,8 +80,20 @@ async def catalogue() -> dict[str, Any]:
     responses=error_responses(403, 422, 429),
     dependencies=[Depends(rate_limited("create per visitor", "create per IP"))],
 )
-async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> CreatedOut:
-    """Create a game with the visitor seated."""
+async def create(
+    body: CreateIn,
+    visitor: VisitorDep,
+    service: ServiceDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            description="The same key sent again by the same visitor answers with the game the "
+            "first request made (kept a day); with another body, 422 idempotency_key_reused",
+        ),
+    ] = None,
+) -> CreatedOut:
+    """Create a game with the visitor seated (once per ``Idempotency-Key``)."""
     return await service.lifecycle.create(
         visitor,
         body.game,
@@ -91,6 +103,7 @@ async def create(body: CreateIn, visitor: VisitorDep, service: ServiceDep) -> Cr
         body.rated,
         time_control=body.time_control,
         takebacks=body.takebacks,
+        keyed=CreationKeyed.of(idempotency_key, body.model_dump(mode="json")),
     )
 
 

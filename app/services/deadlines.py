@@ -10,7 +10,8 @@ ending a game is version-guarded.
 
 The abandonment sweep (games idle past ``ABANDON_AFTER`` end as abandoned) has an owner the same
 way: the holder of the ``abandonment`` lease, renewed at each sweep (every ``ABANDON_CHECK_EVERY``
-seconds) and taken over by another process once it lapses (three periods).
+seconds) and taken over by another process once it lapses (three periods). It also forgets the
+game creations' ``Idempotency-Key`` kept longer than a day.
 
 Every process also writes a sign of life every ``BEAT_EVERY`` seconds. A process starting after
 the site showed none for ``OUTAGE_AFTER`` seconds credits every running clock with the outage
@@ -34,8 +35,9 @@ import secrets
 from app.domain.clock import to_ms
 from app.repository import reads
 from app.repository.outage import database_unavailable
-from app.repository.writes import Beat, TakeLease
+from app.repository.writes import Beat, ForgetCreationKeys, TakeLease
 from app.services.core import Core
+from app.services.lifecycle import CREATION_KEY_KEPT
 from app.services.play import PlayService
 
 log = logging.getLogger("hexmoot")
@@ -103,6 +105,7 @@ class DeadlineService:
         ttl = to_ms(SWEEP_PERIODS * settings.abandon_check_every)
         if not await self.core.writer.write(TakeLease(SWEEP_LEASE, self.owner, now, ttl)):
             return None
+        await self.core.writer.write(ForgetCreationKeys(now - CREATION_KEY_KEPT))
         return await self.playing.abandon_idle(now)
 
     async def tick(self) -> float:

@@ -6,11 +6,15 @@ Also the guests themselves: who is asking, and renaming (accounts will join them
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from sqlalchemy.exc import IntegrityError
 
 from app.domain.clock import to_ms
 from app.domain.results import cancellation
@@ -34,6 +38,50 @@ from app.services.core import (
     to_the_end,
 )
 from app.services.reading import open_entry
+
+#: How long a game creation's ``Idempotency-Key`` is kept (ms): the same request sent again within
+#: a day gets the game the first one made.
+CREATION_KEY_KEPT = 24 * 3600 * 1000
+#: An ``Idempotency-Key``: what the header may hold, bare or as a structured-field string ("...").
+_KEY = re.compile(r'"?([A-Za-z0-9+/=._:~-]{1,64})"?')
+
+
+@dataclass(frozen=True)
+class CreationKeyed:
+    """A game creation sent with an ``Idempotency-Key``: the key and the sha256 of its body."""
+
+    key: str
+    fingerprint: str
+
+    @classmethod
+    def of(cls, header: str | None, body: Mapping[str, Any]) -> CreationKeyed | None:
+        """The key of a creation request (None without the header); ``invalid_request`` naming
+        the header if it is no key. ``body``: the request as validated, defaults filled in, so
+        that leaving out a default is the same request as giving it."""
+        if header is None:
+            return None
+        match = _KEY.fullmatch(header)
+        if match is None or header.count('"') not in (0, 2):
+            raise AppError(
+                ErrorCode.INVALID_REQUEST,
+                "Idempotency-Key must be 1 to 64 letters, digits or +/=._:~- (quoted or not)",
+                field="Idempotency-Key",
+            )
+        canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return cls(match.group(1), hashlib.sha256(canonical.encode()).hexdigest())
+
+
+def _created(game_id: str, seat: Literal[1, 2], token: str) -> CreatedOut:
+    """The answer to a creation: the game, the creator's seat and the secret join token."""
+    return CreatedOut(
+        id=game_id,
+        seat=seat,
+        join_token=token,
+        invite_url=f"/games/{game_id}?join={token}",
+        url=f"/games/{game_id}",
+        ws_url=f"/ws/games/{game_id}",
+        version=1,
+    )
 
 
 @dataclass(frozen=True)
@@ -101,8 +149,12 @@ class LifecycleService:
         time_control: object = None,
         takebacks: bool | None = None,
         rematch_of: str | None = None,
+        keyed: CreationKeyed | None = None,
     ) -> CreatedOut:
-        """A new game with the visitor seated; the answer holds the secret join token. A rated
+        """A new game with the visitor seated; the answer holds the secret join token. ``keyed``:
+        the request came with an ``Idempotency-Key``; if this visitor's key already made a game,
+        the answer is that game's, and nothing is made (``idempotency_key_reused`` if it came
+        with another request). A rated
         game needs an account (``account_required``); ``quota``: count it against the visitor's
         open games (a challenge's game, joined at once, is not). ``time_control``: unlimited when
         left out (``bad_option`` if not an allowed one); ``takebacks``: whether they may be
@@ -127,7 +179,37 @@ class LifecycleService:
         # One creation of a visitor at a time in this process, so that creations arriving
         # together are counted one after the other against the open-games quota.
         async with core.lock(f"creator:{visitor.id}"):
-            return await self._create(visitor, slug, rules, taken, public, rated, quota, table)
+            if keyed is not None and (before := await self._created_before(visitor, keyed)):
+                return before
+            try:
+                return await self._create(
+                    visitor, slug, rules, taken, public, rated, quota, table, keyed
+                )
+            except IntegrityError:
+                # The same key, sent to another process at the same moment, made its game first:
+                # this one wrote nothing (the key is the table's primary key).
+                if keyed is None or not (before := await self._created_before(visitor, keyed)):
+                    raise
+                return before
+
+    async def _created_before(self, visitor: Visitor, keyed: CreationKeyed) -> CreatedOut | None:
+        """The answer of the game ``visitor`` created under ``keyed``'s key, if one did."""
+        async with self.core.sessions() as session:
+            row = await reads.creation_key(session, visitor.id, keyed.key)
+            if row is None:
+                return None
+            if row.fingerprint != keyed.fingerprint:
+                raise AppError(
+                    ErrorCode.IDEMPOTENCY_KEY_REUSED,
+                    "This Idempotency-Key was sent with another request: use a new key for a new"
+                    " game",
+                    field="Idempotency-Key",
+                )
+            game = await reads.get_game(session, row.game_id)
+        assert game is not None  # the key is deleted with its game
+        seat: Literal[1, 2] = 1 if game.player1_id == visitor.id else 2  # the creator's, kept
+        assert game.join_token is not None
+        return _created(game.id, seat, game.join_token)
 
     async def _create(
         self,
@@ -139,6 +221,7 @@ class LifecycleService:
         rated: bool,
         quota: bool,
         table: _Table,
+        keyed: CreationKeyed | None,
     ) -> CreatedOut:
         """:meth:`create` once the request is valid: within the quota, the new game written."""
         core = self.core
@@ -181,7 +264,11 @@ class LifecycleService:
             "created_at": now,
         }
         player = PlayerName(visitor.id, visitor.name, now)
-        await core.writer.write(NewGame(game, [event], players=(player,)))
+        key: dict[str, Any] | None = None
+        if keyed is not None:
+            key = {"player_id": visitor.id, "key": keyed.key, "fingerprint": keyed.fingerprint}
+            key |= {"game_id": game_id, "created_at": now}
+        await core.writer.write(NewGame(game, [event], players=(player,), key=key))
         core.remember(game_id, Position(1, rules, state, ()))
         await core.tell_players(Game(**game))  # the creator's "My games" lists it
         owners = {visitor.id: owner(visitor)}
@@ -189,15 +276,7 @@ class LifecycleService:
             await core.hub.publish(
                 LIVE_CHANNEL, {"type": "open_update", "game": open_entry(Game(**game), owners)}
             )
-        return CreatedOut(
-            id=game_id,
-            seat=seat,
-            join_token=token,
-            invite_url=f"/games/{game_id}?join={token}",
-            url=f"/games/{game_id}",
-            ws_url=f"/ws/games/{game_id}",
-            version=1,
-        )
+        return _created(game_id, seat, token)
 
     async def _within_open_games_quota(self, visitor: Visitor, now: int) -> None:
         """AppError ``rate_limited`` if the visitor already has ``open_games_per_visitor`` games

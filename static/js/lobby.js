@@ -28,8 +28,8 @@ function renderOptions() {
 }
 
 /** The API's answer, or its error thrown (with the protocol's code). */
-async function call(method, url, body) {
-  const answer = await api(method, url, body);
+async function call(method, url, body, headers = {}) {
+  const answer = await api(method, url, body, headers);
   if (!answer.ok) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
   return answer.data;
 }
@@ -73,7 +73,7 @@ form.addEventListener("submit", async (e) => {
     const rated = Boolean($("rated") && $("rated").checked);
     const body = { game: game.slug, options, seat, public: $("visibility").value === "public", rated, time_control: timeControl("time") };
     if (rated) body.takebacks = Boolean($("takebacks") && $("takebacks").checked);
-    const made = await call("POST", "/api/games", body);
+    const made = await create(body);
     localStorage.setItem(`hexmoot-game-${made.id}`, JSON.stringify({ join_token: made.join_token, invite_url: made.invite_url }));
     location.href = made.url;
   } catch (err) {
@@ -81,6 +81,32 @@ form.addEventListener("submit", async (e) => {
     $("create").disabled = false;
   }
 });
+
+// A creation whose answer is lost (the connection dropped, the proxy timed out) is sent again with
+// the same Idempotency-Key, and so is the same form submitted again after such a failure: the
+// server answers with the game the first one made, never a second game (docs/protocol.md).
+let pending = { key: "", body: "" };
+const RETRIED = new Set([0, 502, 503, 504]);
+
+/** 128 random bits, URL-safe (crypto.randomUUID needs a secure context; this does not). */
+function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+async function create(body) {
+  const text = JSON.stringify(body);
+  if (pending.body !== text) pending = { key: newKey(), body: text };
+  let answer;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    if (attempt) await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+    answer = await api("POST", "/api/games", body, { "Idempotency-Key": pending.key });
+    if (!RETRIED.has(answer.status)) break;
+  }
+  if (!answer.ok) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+  pending = { key: "", body: "" };
+  return answer.data;
+}
 
 async function join(id, token) {
   try {

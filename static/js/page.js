@@ -41,13 +41,14 @@ const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "
  * @param {string} method
  * @param {string} path
  * @param {unknown} [body] sent as JSON when given
+ * @param {Record<string, string>} [headers] more request headers
  * @returns {Promise<ApiAnswer>}
  */
-export async function api(method, path, body) {
+export async function api(method, path, body, headers = {}) {
   /** @type {RequestInit} */
-  const init = { method, headers: {} };
+  const init = { method, headers: { ...headers } };
   if (body !== undefined) {
-    init.headers = { "Content-Type": "application/json" };
+    init.headers = { ...headers, "Content-Type": "application/json" };
     init.body = JSON.stringify(body);
   }
   let response;

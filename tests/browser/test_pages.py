@@ -13,7 +13,7 @@ import random
 
 import httpx
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Route, expect
 
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ApiGame, ConsoleErrors, Screenshots
@@ -265,6 +265,36 @@ def test_join_a_public_game_from_its_page_and_copy_the_invite(
     expect(friend.locator("#players")).to_contain_text("Cy (you)")
     expect(host.locator("#players")).to_contain_text("Cy")
     expect(host.locator("#invite")).to_be_hidden()
+
+
+def test_a_creation_whose_answer_is_lost_is_sent_again_and_makes_one_game(
+    server: LiveServer, guests: Guests, console: ConsoleErrors
+) -> None:
+    """The lobby's Create reaches the server, which makes the game, but its answer never reaches
+    the page (the connection reset on the way back). The page sends it again by itself, with the
+    same Idempotency-Key, and lands on that game: the player has one new game, not two."""
+    console.allow("ERR_CONNECTION_RESET")
+    host = guests.page()
+    keys: list[str | None] = []
+    lost: list[int] = []
+
+    def lose_the_first_answer(route: Route) -> None:
+        keys.append(route.request.headers.get("idempotency-key"))
+        answer = route.fetch()  # the request reaches the server: the game is made
+        if not lost:
+            lost.append(answer.status)
+            route.abort("connectionreset")
+        else:
+            route.fulfill(response=answer)
+
+    host.route("**/api/games", lose_the_first_answer)
+    host.goto(server.url + "/?game=harmijan")
+    host.click("#create")
+    host.wait_for_url("**/games/*")
+    expect(host.locator("#invite")).to_be_visible()
+    assert lost == [201] and len(keys) == 2 and keys[0] and keys[0] == keys[1], (lost, keys)
+    mine = host.evaluate("fetch('/api/me/games').then((r) => r.json())")
+    assert [g["id"] for g in mine["open"]] == [host.url.split("?")[0].rsplit("/", 1)[1]], mine
 
 
 _WATCH_CSP = """
