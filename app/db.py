@@ -36,8 +36,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str) -> AsyncEngine:
-    """An engine for ``url``; for SQLite the database directory is created and pragmas set."""
+def make_engine(url: str, timeout: float | None = None) -> AsyncEngine:
+    """An engine for ``url``; for SQLite the database directory is created and pragmas set.
+    ``timeout`` (PostgreSQL): the seconds a connect, a statement or the wait for a pooled
+    connection may take before it fails (asyncpg's ``TimeoutError``, which
+    :func:`app.repository.outage.database_unavailable` knows); None, no limit."""
     url = normalise_url(url)
     parsed = make_url(url)
     kwargs: dict[str, Any] = {}
@@ -57,6 +60,9 @@ def make_engine(url: str) -> AsyncEngine:
         # instead would put a retry around every write, which only msg_id makes safe.
         # No PgBouncer: 30 connections per process at most (README, "Production").
         kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+        if timeout is not None:
+            kwargs["connect_args"] = {"timeout": timeout, "command_timeout": timeout}
+            kwargs["pool_timeout"] = timeout
     engine = create_async_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)

@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        engine = make_engine(settings.database_url)
+        engine = make_engine(settings.database_url, settings.database_timeout)
         hub = make_hub(
             settings.redis_url,
             settings.redis_prefix,

@@ -35,7 +35,14 @@ _NETWORK_ERRNOS = {
     errno.ENETUNREACH,
     errno.ENOTCONN,
 }
+
+
+class Unanswered(Exception):
+    """The database answered, but too late to vouch for the time meanwhile (it was silent)."""
+
+
 _OUT_OF_REACH: tuple[type[BaseException], ...] = (
+    Unanswered,
     ConnectionError,
     sa.OperationalError,
     sa.InterfaceError,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -19,9 +20,11 @@ from sqlalchemy import JSON, Connection, Update, bindparam, delete, insert, or_,
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
+from app.domain.clock import to_ms
 from app.domain.ratings import Glicko, rate
 from app.domain.timecontrol import Clocks, TimeControl, credit
 from app.models import ChatLine, CreationKey, Event, Game, Lease, Move, Player, Rating, RatingChange
+from app.repository.outage import Unanswered
 from app.repository.writer import RowChanged, Stale
 
 Row = dict[str, Any]
@@ -409,50 +412,59 @@ class TakeLease:
 
 @dataclass(frozen=True)
 class Beat:
-    """A process's sign of life: the site was up at ``now``."""
+    """A process's sign of life: the site was up until now. ``settle``: first settle an outage
+    (at a start, or after a failure made the process suspect one): if the site showed no sign of
+    life for over ``after`` ms, it was down since its last one, and every running clock is
+    credited with the time since (nobody's clock runs while the site is down). The site row is
+    read locked (PostgreSQL) and rewritten in the same transaction, so two processes settling
+    together credit once. Returns (the outage in ms, the games credited); (0, 0) when there was
+    none.
 
-    now: int
+    The time written is read from ``clock`` once the locked read has answered, never before the
+    change is sent: a database that stopped answering without closing anything (a hung server,
+    issue 27) answers a statement sent during its silence only when it is back, and a time taken
+    before would claim a sign of life in the middle of the outage, and cut its credit short. For
+    the same reason a plain sign of life answered over ``after`` ms after it was sent (``sent``,
+    ``time.monotonic()``: the database's real delay, whatever the site's clock says) vouches for
+    nothing: it raises :class:`~app.repository.outage.Unanswered` (nothing written), and the
+    process settles the outage next."""
 
-    def __call__(self, conn: Connection) -> None:
-        _lease_row(conn, SITE, self.now)
-        conn.execute(
-            update(Lease)
-            .where(Lease.name == SITE, Lease.beat_at < self.now)
-            .values(beat_at=self.now)
-        )
-
-
-@dataclass(frozen=True)
-class CreditOutage:
-    """At a start: if the site showed no sign of life for over ``after`` ms, it was down since
-    its last one; every running clock is credited with the time since (nobody's clock runs while
-    the site is down), and the sign of life is renewed. The site row is read locked (PostgreSQL)
-    and rewritten in the same transaction, so two processes starting together credit once.
-    Returns (the outage in ms, the games credited); (0, 0) when there was no outage."""
-
-    now: int
+    sent: float
+    clock: Callable[[], int]
     after: int
+    settle: bool = False
 
     def __call__(self, conn: Connection) -> tuple[int, int]:
-        _lease_row(conn, SITE, self.now)
+        _lease_row(conn, SITE, self.clock())
         query = select(Lease.beat_at).where(Lease.name == SITE)
         if conn.dialect.name == "postgresql":
             query = query.with_for_update()
         last = conn.execute(query).scalar_one()
-        if self.now - last <= self.after:
-            return 0, 0
+        now = self.clock()
+        outage = running = 0
+        if self.settle and now - last > self.after:
+            outage, running = now - last, self._credit(conn, last, now)
+        elif not self.settle and (late := to_ms(time.monotonic() - self.sent)) > self.after:
+            raise Unanswered(f"the database took {late} ms to answer a sign of life")
+        conn.execute(
+            update(Lease).where(Lease.name == SITE, Lease.beat_at < now).values(beat_at=now)
+        )
+        return outage, running
+
+    @staticmethod
+    def _credit(conn: Connection, last: int, now: int) -> int:
+        """Credit every running clock with the time from ``last`` to ``now``; how many."""
         running = conn.execute(
             select(Game.id, Game.clocks, Game.to_move, Game.time_control).where(
                 Game.deadline_at.is_not(None), Game.status == "active"
             )
         ).all()
         for game_id, raw, to_move, control in running:
-            clocks = credit(Clocks.from_json(raw), last, self.now)
+            clocks = credit(Clocks.from_json(raw), last, now)
             flag_at = clocks.flag_at(to_move, TimeControl.stored(control))
             conn.execute(
                 update(Game)
                 .where(Game.id == game_id)
                 .values(clocks=clocks.to_json(), deadline_at=flag_at)
             )
-        conn.execute(update(Lease).where(Lease.name == SITE).values(beat_at=self.now))
-        return self.now - last, len(running)
+        return len(running)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -18,7 +19,12 @@ router = APIRouter()
 async def healthz(request: Request) -> JSONResponse:
     """Each dependency's status; ``degraded`` while one is down. 503 only when the database is:
     without Redis the process still serves its own sockets, so it stays in the pool."""
-    database = await database_status(request.app.state.engine)
+    engine = request.app.state.engine
+    try:  # a database that stopped answering is as down as one that refuses (issue 27)
+        async with asyncio.timeout(request.app.state.settings.database_timeout):
+            database = await database_status(engine)
+    except TimeoutError:
+        database = {"ok": False, "backend": engine.dialect.name, "error": "TimeoutError"}
     hub: Hub = request.app.state.hub
     redis = await hub.health()
     healthy = database["ok"] and (redis is None or redis["ok"])

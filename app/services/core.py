@@ -38,7 +38,7 @@ from app.models import Game
 from app.repository import accounts, reads
 from app.repository.writer import Stale, Writer
 from app.repository.writes import (
-    CreditOutage,
+    Beat,
     EventRow,
     GameChange,
     PlayerName,
@@ -263,11 +263,12 @@ class Core:
 
     async def settle_outage(self) -> tuple[int, int]:
         """Credit every running clock with the site's outage, if it showed no sign of life for over
-        ``OUTAGE_AFTER`` seconds (the row-locked :class:`CreditOutage`: processes settling together
-        credit once, and the second finds the sign of life renewed); (outage ms, games credited).
-        Called at a start, and after a failure before a clock is charged or flagged again."""
+        ``OUTAGE_AFTER`` seconds (the row-locked :class:`Beat`: processes settling together credit
+        once, and the second finds the sign of life renewed); (outage ms, games credited). Called
+        at a start, and after a failure before a clock is charged or flagged again."""
         after = to_ms(self.settings.outage_after)
-        outage, games = await self.writer.write(CreditOutage(self.clock.now(), after))
+        beat = Beat(time.monotonic(), self.clock.now, after, settle=True)
+        outage, games = await self.writer.write(beat)
         self.outage_suspected = False
         if games:
             self._rows.clear()  # their clocks were credited

@@ -15,7 +15,7 @@ game creations' ``Idempotency-Key`` kept longer than a day.
 
 Every process also writes a sign of life every ``BEAT_EVERY`` seconds. A process starting after
 the site showed none for ``OUTAGE_AFTER`` seconds credits every running clock with the outage
-(:class:`~app.repository.writes.CreditOutage`): nobody loses time while the site is down.
+(:class:`~app.repository.writes.Beat`): nobody loses time while the site is down.
 
 The database can also go away while the processes live (issue 27): their signs of life and looks
 fail, and nobody can move. The first failure marks the process (``core.outage_suspected``); then
@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
 
 from app.domain.clock import to_ms
 from app.repository import reads
@@ -72,7 +73,8 @@ class DeadlineService:
             if core.outage_suspected:
                 await core.settle_outage()
             else:
-                await core.writer.write(Beat(core.clock.now()))
+                after = to_ms(core.settings.outage_after)
+                await core.writer.write(Beat(time.monotonic(), core.clock.now, after))
         except Exception as exc:
             self._failed(exc)
             if not database_unavailable(exc):

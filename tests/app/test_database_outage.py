@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -19,9 +20,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import exc as sa
+from sqlalchemy import select
 
+from app.domain.clock import to_ms
 from app.main import create_app
-from app.repository.outage import database_unavailable
+from app.models import Lease
+from app.repository.outage import Unanswered, database_unavailable
+from app.repository.writes import SITE, Beat
 from app.runtime.hub import game_channel
 from tests.app.conftest import make_settings
 from tests.support.contract import checked
@@ -117,3 +122,26 @@ async def test_only_a_database_out_of_reach_is_unavailable() -> None:
     assert not database_unavailable(sa.IntegrityError("INSERT", None, ValueError("unique")))
     assert not database_unavailable(FileNotFoundError(2, "No such file"))
     assert not database_unavailable(ValueError("a bug"))
+    assert database_unavailable(TimeoutError())  # asyncpg's, a silent database (DATABASE_TIMEOUT)
+
+
+async def test_a_sign_of_life_answered_late_vouches_for_nothing(database_url: str) -> None:
+    """A sign of life sent into a silent database and answered once it is back (issue 27) writes
+    nothing and says the database was out of reach; the settling one that follows credits the
+    clocks from the last sign of life answered in time, at a time read after its locked read."""
+    async with running(database_url) as app:
+        core = app.state.service.core
+        after = to_ms(core.settings.outage_after)
+        before = await core.writer.write(Beat(time.monotonic(), core.clock.now, after))
+        assert before == (0, 0)
+        async with core.sessions() as session:
+            last = await session.scalar(select(Lease.beat_at).where(Lease.name == SITE))
+        sent = time.monotonic() - (after / 1000 + 1)  # sent over OUTAGE_AFTER ago
+        with pytest.raises(Unanswered) as raised:
+            await core.writer.write(Beat(sent, core.clock.now, after))
+        assert database_unavailable(raised.value)
+        async with core.sessions() as session:
+            assert await session.scalar(select(Lease.beat_at).where(Lease.name == SITE)) == last
+        back = last + after + 500  # the site's clock once the database answers again
+        outage, _ = await core.writer.write(Beat(sent, lambda: back, after, settle=True))
+        assert outage == after + 500

@@ -13,6 +13,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -118,6 +119,36 @@ class PostgresServer:
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "-t", str(int(PATIENCE)),
                   "stop")  # fmt: skip
 
+    def processes(self) -> list[int]:
+        """The postmaster and every process it started (its backends, its workers)."""
+        root = self.pid()
+        if root is None:
+            return []
+        found, frontier = [root], [root]
+        while frontier:
+            parents, frontier = set(frontier), []
+            for stat in glob.glob("/proc/[0-9]*/stat"):
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+                    if int(fields[1]) in parents:
+                        frontier.append(int(Path(stat).parent.name))
+            found += frontier
+        return found
+
+    def freeze(self) -> None:
+        """Make the server silent without closing anything (SIGSTOP to all its processes): the
+        kernel still completes new TCP connections, and nothing is answered, as a hung server or
+        a network that drops packets. :meth:`thaw` lets it go on where it stopped."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Undo :meth:`freeze` (SIGCONT)."""
+        for pid in self.processes():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
     def create_database(self, name: str = "hexmoot") -> str:
         """A new database ``name`` on this server, migrated (``alembic upgrade head``); its
         SQLAlchemy URL."""
@@ -127,6 +158,7 @@ class PostgresServer:
 
     def close(self) -> None:
         """Stop the server at once if it runs, and remove its directory."""
+        self.thaw()
         with contextlib.suppress(RuntimeError):
             self.stop("immediate")
         shutil.rmtree(self.directory, ignore_errors=True)
