@@ -14,6 +14,16 @@ True
 ['a1', 'a2', 'b1', 'b3', 'c1', 'c2']
 >>> b.components(mask((0, 1, 5, 6))) == [mask((0, 1)), mask((5, 6))]
 True
+
+A :class:`Lines` lays the same board out for shifts instead (:func:`lines`, cached): one row of
+``2 * size`` bits per row of the board, so that a step in a direction is one shift of the whole set
+and a ray through empty cells is a few shifts, not a loop over cells. Its bit order is reading
+order too, so the ``k``-th set bit of one of its sets is the ``k``-th of those cells in reading order.
+
+>>> ln = lines(2)
+>>> empty = ln.all & ~ln.of(mask((0,)))  # a stone on a1; every other cell is empty
+>>> [ln.board.names[i] for i in ln.cells(ln.sight(ln.of(mask((0,))), empty))]
+['a2', 'b1', 'b2', 'c2']
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from .hexgrid import HexBoard, hex_board
+from .hexgrid import DIRECTIONS, HexBoard, hex_board
 
 
 def bits(m: int) -> Iterator[int]:
@@ -137,4 +147,76 @@ def bitboard(size: int) -> Bitboard:
     return Bitboard(board, near, tuple(m | 1 << i for i, m in enumerate(near)))
 
 
-__all__ = ["Bitboard", "bitboard", "bits", "count", "lowest", "mask"]
+@dataclass(frozen=True, eq=False)  # one per board size, like Bitboard
+class Lines:
+    """A hex-hex board laid out for shifts: cell ``(q, r)`` of side ``n`` is bit
+    ``(r + n - 1) * width + q + n - 1`` with ``width = 2 * n``, one spare column per row, so a
+    step off the board in any direction lands on a bit that is no cell (or falls off the int).
+
+    ``bit[i]`` is the bit of cell ``i`` (reading order), ``cell[b]`` the cell of bit ``b`` (-1 for
+    no cell), ``all`` the set of every cell, ``shifts`` the signed shift of each direction
+    (E, NE, NW, W, SW, SE; positive means ``<<``).
+    """
+
+    board: HexBoard
+    width: int
+    bit: tuple[int, ...]
+    cell: tuple[int, ...]
+    all: int
+    shifts: tuple[int, ...]
+
+    def of(self, m: int) -> int:
+        """The set of :class:`Bitboard` cells ``m`` in this layout."""
+        bit = self.bit
+        out = 0
+        while m:
+            low = m & -m
+            out |= 1 << bit[low.bit_length() - 1]
+            m ^= low
+        return out
+
+    def cells(self, m: int) -> list[int]:
+        """The cell indices of the set ``m`` of this layout, in reading order."""
+        cell = self.cell
+        out = []
+        while m:
+            low = m & -m
+            out.append(cell[low.bit_length() - 1])
+            m ^= low
+        return out
+
+    def sight(self, seed: int, empty: int) -> int:
+        """The cells of ``empty`` from which a straight line through ``empty`` cells only (none
+        at all when adjacent) reaches a cell of ``seed``: ``seed``'s rays walked out, each up
+        to its first cell that is not in ``empty``."""
+        out = 0
+        for s in self.shifts:
+            if s > 0:
+                g = (seed << s) & empty
+                while g:
+                    out |= g
+                    g = (g << s) & empty
+            else:
+                s = -s
+                g = (seed >> s) & empty
+                while g:
+                    out |= g
+                    g = (g >> s) & empty
+        return out
+
+
+@cache  # one layout per board size, like bitboard()
+def lines(size: int) -> Lines:
+    """The shift layout of the hex-hex board of side ``size``."""
+    board = hex_board(size)
+    m = size - 1
+    width = 2 * size
+    bit = tuple((r + m) * width + q + m for q, r in board.cells)
+    cell = [-1] * ((2 * m + 1) * width)
+    for i, b in enumerate(bit):
+        cell[b] = i
+    shifts = tuple(dr * width + dq for dq, dr in DIRECTIONS)
+    return Lines(board, width, bit, tuple(cell), mask(bit), shifts)
+
+
+__all__ = ["Bitboard", "Lines", "bitboard", "bits", "count", "lines", "lowest", "mask"]

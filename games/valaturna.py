@@ -50,12 +50,13 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Hashable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, ClassVar
 
 from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
+from .bitboard import Lines, lines
 from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import HexBoard, hex_board
 from .pie import (
@@ -94,6 +95,11 @@ class State:
     in play (Black before); ``passes`` the consecutive passes and ``first_passer`` the colour that
     made the first of them. ``ply``, ``last_text`` and ``last_cells`` are for display: ``key``
     leaves them out.
+
+    ``tops`` is derived from ``stacks`` and kept by each move rather than recomputed: by colour,
+    the set of the points whose top piece is that colour, as bits of ``games.bitboard.lines``. A
+    state built directly may leave it None (it is then computed when needed); it takes no part
+    in equality or ``repr``.
     """
 
     stacks: tuple[str, ...]
@@ -105,6 +111,7 @@ class State:
     ply: int = 0
     last_text: str | None = None
     last_cells: tuple[int, ...] = ()
+    tops: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +151,12 @@ class Rules(BaseRules[State, Move]):
         assert isinstance(size, int)
         self.board: HexBoard = hex_board(size)  # [§7.1] points per side; point = cell
         self._rays = self.board.rays
+        self._lines: Lines = lines(size)
+        bit = self._lines.bit
+        # each ray's points as a set of bits: a flank needs an enemy and a friendly stack on it
+        self._ray_sets = tuple(
+            tuple(sum(1 << bit[j] for j in ray) for ray in rays) for rays in self._rays
+        )
         self._places = tuple(Move(kind=PLACE, points=(i,)) for i in range(len(self.board)))
         self._pass = Move(kind=PASS)
         self._choices = (Move(kind=CHOOSE, colour=BLACK), Move(kind=CHOOSE, colour=WHITE))
@@ -166,7 +179,7 @@ class Rules(BaseRules[State, Move]):
         elif state.phase == CHOOSE:
             yield from self._choices
         elif state.phase == PLAY:
-            for i in self._placements(state.stacks, state.colour):
+            for i in self._placements(state):
                 yield self._places[i]
             yield self._pass  # [§7.11] passing is always legal
 
@@ -223,6 +236,7 @@ class Rules(BaseRules[State, Move]):
             stacks[pb] = LETTERS[BLACK]  # [§7.14] two distinct points, height 1 each
             stacks[pw] = LETTERS[WHITE]
             text = f"{names[pb]}/{names[pw]}"
+            bit = self._lines.bit
             return replace(
                 state,
                 stacks=tuple(stacks),
@@ -230,6 +244,7 @@ class Rules(BaseRules[State, Move]):
                 ply=ply,
                 last_text=text,
                 last_cells=move.points,
+                tops=(1 << bit[pb], 1 << bit[pw]),
             )
         if move.kind == CHOOSE:
             assert move.colour is not None
@@ -255,14 +270,24 @@ class Rules(BaseRules[State, Move]):
                 ply=ply,
                 last_text=PASS,
                 last_cells=(),
+                tops=state.tops,
             )
         p = move.points[0]
-        captured = self._captures(state.stacks, p, c)  # on the board before P is added
-        stacks = list(state.stacks)
+        mine, theirs = self._tops(state) if c == BLACK else self._tops(state)[::-1]
         letter = LETTERS[c]
+        captured: list[int] = []  # as _captures, on the board before P is added
+        for ray, points in zip(self._rays[p], self._ray_sets[p], strict=True):
+            if points & theirs and points & mine:  # else no flank along this ray
+                captured.extend(_flank(state.stacks, ray, letter))
+        stacks = list(state.stacks)
         stacks[p] = letter
+        bit = self._lines.bit
+        flipped = 0
         for s in captured:
             stacks[s] += letter  # [§7.9] one piece on top: height + 1, colour flips
+            flipped |= 1 << bit[s]
+        mine |= flipped | 1 << bit[p]
+        theirs &= ~flipped
         return State(
             stacks=tuple(stacks),
             phase=PLAY,
@@ -273,6 +298,7 @@ class Rules(BaseRules[State, Move]):
             ply=ply,
             last_text=names[p],
             last_cells=tuple(sorted((p, *captured))),
+            tops=(mine, theirs) if c == BLACK else (theirs, mine),
         )
 
     def outcome(self, state: State) -> Outcome | None:
@@ -392,7 +418,7 @@ class Rules(BaseRules[State, Move]):
             )
             return choice_steps(prefix, prompt)
         elif state.phase == PLAY:
-            points = self._placements(state.stacks, state.colour)
+            points = self._placements(state)
             if not prefix:
                 names = self.board.names
                 hints = {}
@@ -439,6 +465,27 @@ class Rules(BaseRules[State, Move]):
             return Move(kind=SETUP, points=(b, w + (w >= b)))
         return super().random_move(state, rng)
 
+    def search_moves(self, state: State) -> list[Move]:
+        """The legal moves in the order of ``legal_moves`` (a setup lists all n(n-1))."""
+        return list(self.legal_moves(state))
+
+    def search_random_move(self, state: State, rng: random.Random) -> Move:
+        """What :meth:`random_move` draws (uniform, and the same move for the same ``rng``), in play
+        without listing the moves: the draw picks the k-th legal point of the bitboard."""
+        if state.phase != PLAY:
+            return self.random_move(state, rng)
+        black, white = self._tops(state)
+        legal = self._lines.sight(
+            black if state.colour == BLACK else white, self._lines.all & ~(black | white)
+        )
+        count = legal.bit_count()
+        k = rng.randrange(count + 1)  # as rng.choice over the placements and pass
+        if k == count:
+            return self._pass  # [§7.11] listed last
+        for _ in range(k):
+            legal &= legal - 1
+        return self._places[self._lines.cell[(legal & -legal).bit_length() - 1]]
+
     def key(self, state: State) -> Hashable:
         """The position without the display-only fields (ply, last move)."""
         return (
@@ -452,23 +499,22 @@ class Rules(BaseRules[State, Move]):
 
     # --- private helpers -----------------------------------------------------------------------
 
-    def _placements(self, stacks: tuple[str, ...], colour: Colour) -> list[int]:
+    def _placements(self, state: State) -> list[int]:
         """The empty points that see a friendly stack, in reading order [§7.3].
 
         P sees F along d exactly when F sees P along -d, so the empty runs walked out from each
-        friendly stack are the legal points. No friendly stack, no placement [§7.4].
+        friendly stack (``Lines.sight``) are the legal points. No friendly stack, no placement
+        [§7.4].
         """
-        rays = self._rays
-        c = LETTERS[colour]
-        seen = [False] * len(stacks)
-        for i, s in enumerate(stacks):
-            if s and s[-1] == c:  # [§7.2] the top piece owns the stack
-                for ray in rays[i]:
-                    for j in ray:
-                        if stacks[j]:
-                            break
-                        seen[j] = True
-        return [i for i, v in enumerate(seen) if v]
+        black, white = self._tops(state)  # [§7.2] the top piece owns the stack
+        own = black if state.colour == BLACK else white
+        return self._lines.cells(self._lines.sight(own, self._lines.all & ~(black | white)))
+
+    def _tops(self, state: State) -> tuple[int, int]:
+        """``state.tops``, computed from the stacks if the state was built without it."""
+        if state.tops is not None:
+            return state.tops
+        return tops_of(self._lines, state.stacks)
 
     def _sees(self, stacks: tuple[str, ...], p: int, colour: Colour) -> bool:
         """Whether the first stack along some ray from ``p`` is friendly to ``colour`` [§7.3]."""
@@ -599,6 +645,15 @@ def _flank(stacks: Sequence[str], ray: Sequence[int], c: str) -> list[int]:
         if stacks[ray[i]][-1] == c:
             return captured  # the second flanker
         # another enemy chain, exactly n empties on (only possible when n >= 1)
+
+
+def tops_of(layout: Lines, stacks: Sequence[str]) -> tuple[int, int]:
+    """By colour, the points whose top piece is that colour, as bits of ``layout``."""
+    out = [0, 0]
+    for i, s in enumerate(stacks):
+        if s:
+            out[LETTERS.index(s[-1])] |= 1 << layout.bit[i]
+    return out[0], out[1]
 
 
 @cache  # one entry per board size: at most 11 (sizes 3..13), up to 219,492 moves on side 13

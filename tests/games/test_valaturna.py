@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
+from games.bitboard import lines
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.record import replay, rules_of
 from games.seats import LETTERS
-from games.valaturna import BLACK, WHITE, Move, Rules, State, flank_line
+from games.valaturna import BLACK, WHITE, Move, Rules, State, flank_line, tops_of
 from tests.games.positions import valaturna_position as position
 
 DATA = Path(__file__).parent / "data"
@@ -527,6 +528,44 @@ def test_placements_add_one_piece_plus_one_per_capture(seed: int) -> None:
             assert all(after.stacks[i][-1] == LETTERS[state.colour] for i in grown)
         else:
             assert after.stacks == state.stacks
+        state = after
+
+
+def _seeing(rules: Rules, state: State) -> list[int]:
+    """The empty points whose first stack along some ray is the mover's, by walking the rays."""
+    mine = LETTERS[state.colour]
+    out = []
+    for p, stack in enumerate(state.stacks):
+        if stack:
+            continue
+        for ray in rules.board.rays[p]:
+            first = next((state.stacks[j] for j in ray if state.stacks[j]), "")
+            if first and first[-1] == mine:
+                out.append(p)
+                break
+    return out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000), st.sampled_from([3, 5, 7]))
+def test_the_kept_tops_and_the_fast_draw_agree_with_the_stacks(seed: int, size: int) -> None:
+    """After every move of a random game (the fast path's and ``apply``'s), ``tops`` is what the
+    stacks say; the placements are the points that see a friendly stack ray by ray; and the fast
+    draw is ``random_move``'s draw from the same generator."""
+    rules = Rules(size=size)
+    rng = random.Random(seed)
+    state = rules.initial_state()
+    while rules.to_move(state) is not None:
+        if state.phase == "play":
+            assert state.tops == tops_of(lines(size), state.stacks)
+            assert placements(rules, state) == [rules.board.names[p] for p in _seeing(rules, state)]
+            draw = rng.randrange(1 << 32)
+            move = rules.search_random_move(state, random.Random(draw))
+            assert move == rules.random_move(state, random.Random(draw))
+        else:
+            move = rules.search_random_move(state, rng)
+        after = rules.search_apply(state, move)
+        assert after == rules.apply(state, move) and after.tops == rules.apply(state, move).tops
         state = after
 
 
