@@ -53,8 +53,9 @@ Readings chosen where the spec is silent (each marked ``[R.n]`` in the code):
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -274,8 +275,39 @@ class Rules(BaseRules[State, Move]):
         return _play(state, move)
 
     def search_apply(self, state: State, move: Move) -> State:
-        """The state after a legal ``move``, unchecked."""
-        return _play(state, move)
+        """The state after a legal ``move``, unchecked; its display fields (``last``,
+        ``last_effects``) left empty."""
+        return _play(state, move, shown=False)
+
+    def search_random_move(self, state: State, rng: random.Random) -> Move:
+        """Uniform over the legal moves, as :meth:`random_move` (the very same move for the same
+        ``rng``), without making a ``Move`` of each: the draw is an index into the moves of
+        ``legal_moves``, counted by kind, and only the drawn one is built."""
+        if state.ended:
+            raise IllegalMoveError("The game is over")
+        if "moves" in state.__dict__:  # listed already: the cache costs nothing more
+            moves = state.moves
+            return moves[rng.randrange(len(moves))]
+        dances = _dances(state)
+        if dances:  # [9.9] compulsory; [9.2] off-field ones first
+            off = [dc for dc in dances if dc[3]]
+            source, _, target, _ = (off or dances)[rng.randrange(len(off or dances))]
+            return Move(kind="dance", cell=source, target=target)
+        stacks = state.stack_at
+        free: list[Hex] = []
+        if state.reserves[state.mover] >= 1:  # [9.9]
+            free = [c for c, _ in state.tiles if c not in stacks]
+        freeable: list[Hex] = []
+        if state.stock >= 1:
+            tiles = state.tile_at
+            freeable = [c for c, _ in state.prisoners() if _touching(tiles, c) >= 2]
+        if not free and not freeable:
+            rng.randrange(1)  # as rng.choice([PASS]) draws
+            return PASS
+        k = rng.randrange(len(free) + len(freeable))  # placements first, as legal_moves
+        if k < len(free):
+            return Move(kind="place", cell=free[k])
+        return Move(kind="liberate", cell=freeable[k - len(free)])
 
     def outcome(self, state: State) -> Outcome | None:
         """None while the game goes on; else the scores of §8 and the winner (None: a draw [9.4])."""
@@ -418,41 +450,69 @@ def score(state: State, colour: Colour) -> int:
 # --- move generation -----------------------------------------------------------------------------
 
 
-def _dances(state: State) -> Iterator[tuple[Hex, int, Hex, bool]]:
-    """Legal dances of the mover by the rules of §5: (source, direction, target, off-field)."""
+def _dances(state: State) -> list[tuple[Hex, int, Hex, bool]]:
+    """Legal dances of the mover by the rules of §5: (source, direction, target, off-field), by
+    source in reading order, then by direction.
+
+    Each of the mover's stacks is paired with each enemy stack on a tile no higher than it [9.1]
+    in a straight line within its reach, and only such a pair's line is walked: the enemy is the
+    target if every cell before it is an empty tile (so it is the first stack met)."""
     me = state.mover
     tiles = state.tile_at
     stacks = state.stack_at
-    for source, stack in state.stacks:
-        if stack[-1] != me or source not in tiles:
-            continue  # not the mover's, or a prisoner stack: prisoners never dance
-        n = len(stack)
+    mine: list[tuple[Hex, int]] = []
+    enemies: list[tuple[Hex, int]] = []
+    for cell, stack in state.stacks:
+        if cell in tiles:  # prisoners never dance [§5], and a target stands on a tile
+            (mine if stack[-1] == me else enemies).append((cell, len(stack)))
+    out: list[tuple[Hex, int, Hex, bool]] = []
+    if not enemies:
+        return out
+    for source, n in mine:
         sq, sr = source
-        for d, (dq, dr) in enumerate(DIRECTIONS):
-            for k in range(1, n + 1):
-                cell = (sq + k * dq, sr + k * dr)
-                if cell not in tiles:
-                    break  # a cell without a tile before the target: no dance this way
-                target = stacks.get(cell)
-                if target is None:
-                    continue
-                if target[-1] == me or len(target) > n:  # [9.1] no higher than the dancer
+        found: list[tuple[int, Hex, bool]] = []
+        for target, height in enemies:
+            if height > n:  # [9.1] no higher than the dancer
+                continue
+            dq, dr = target[0] - sq, target[1] - sr
+            if dr == 0:
+                d, k = (0, dq) if dq > 0 else (3, -dq)
+            elif dq == 0:
+                d, k = (5, dr) if dr > 0 else (2, -dr)
+            elif dq == -dr:
+                d, k = (1, dq) if dq > 0 else (4, dr)
+            else:
+                continue  # not on a line
+            if k > n:
+                continue  # out of reach
+            uq, ur = DIRECTIONS[d]
+            q, r = sq, sr
+            for _ in range(k - 1):  # every cell before the target: an empty tile
+                q += uq
+                r += ur
+                if (q, r) not in tiles or (q, r) in stacks:
                     break
+            else:
+                q, r = target
                 off = blocked = False
-                for j in range(k + 1, n + 1):
-                    beyond = (sq + j * dq, sr + j * dr)
-                    if beyond not in tiles:
+                for _ in range(k, n):  # the cells past the target, up to distance n
+                    q += uq
+                    r += ur
+                    if (q, r) not in tiles:
                         off = True
-                        blocked = beyond in stacks  # [9.3] prisoners never land on prisoners
+                        blocked = (q, r) in stacks  # [9.3] prisoners never land on prisoners
                         break
                 if not blocked:
-                    yield source, d, cell, off
-                break
+                    found.append((d, target, off))
+        if found:
+            found.sort()
+            out.extend((source, d, target, off) for d, target, off in found)
+    return out
 
 
 def _legal(state: State) -> list[Move]:
     """The legal moves of a live position, by the priority of §4."""
-    dances = list(_dances(state))
+    dances = _dances(state)
     if dances:  # dancing is compulsory [9.9]
         if any(off for *_, off in dances):  # [9.2] off-field dances come first
             dances = [dc for dc in dances if dc[3]]
@@ -510,7 +570,12 @@ def _changes(before: State, after: State) -> dict[str, list[str]]:
 
 def _touching(tiles: dict[Hex, Colour], cell: Hex) -> int:
     """How many tiles touch ``cell``."""
-    return sum(1 for n in neighbours(cell) if n in tiles)
+    q, r = cell
+    count = 0
+    for dq, dr in DIRECTIONS:
+        if (q + dq, r + dr) in tiles:
+            count += 1
+    return count
 
 
 _NOUN = {"place": "placement", "liberate": "liberation"}
@@ -543,8 +608,9 @@ def _why_illegal(state: State, move: Move) -> tuple[str, str]:
 # --- applying a move -----------------------------------------------------------------------------
 
 
-def _play(state: State, move: Move) -> State:
-    """The state after the legal ``move``, the end of the game decided."""
+def _play(state: State, move: Move, shown: bool = True) -> State:
+    """The state after the legal ``move``, the end of the game decided; its display fields
+    (``last``, ``last_effects``) only if ``shown`` (the fast path leaves them empty)."""
     tiles = state.tile_at
     stacks = dict(state.stack_at)
     reserves = list(state.reserves)
@@ -554,7 +620,6 @@ def _play(state: State, move: Move) -> State:
     ended: str | None = None
     irreversible = True
     touched: list[Hex] = []
-    effects = Effects()
     cell = move.cell
     if move.kind == "pass" or cell is None:
         passes = state.passes + 1
@@ -565,29 +630,22 @@ def _play(state: State, move: Move) -> State:
         stacks[cell] = (me,)
         reserves[me] -= 1
         touched.append(cell)
-        effects.add(cell_name(cell), "placed", +1)
     elif move.kind == "dance":
         assert move.target is not None
         hand = stacks.pop(cell)
         landing = _landing(state, cell, move.target)
         touched.extend((cell, *landing))
-        effects.add(cell_name(cell), "origin", -len(hand))
         irreversible = False
         for i, at in enumerate(landing):  # bottom pawn first, one per cell
             if at not in tiles:  # off the field: the rest become one prisoner stack
                 stacks[at] = hand[i:]
-                effects.add(cell_name(at), "prisoner", len(hand) - i)
                 irreversible = True
                 break
             stacks[at] = (*stacks.get(at, ()), hand[i])
-            effects.add(cell_name(at), "sown", +1)
-        effects.add(cell_name(move.target), "destination")  # the stack the dance went for
     else:  # liberation
         new_tiles = dict(tiles)
         stock = _liberate(cell, me, new_tiles, stacks, reserves, stock, touched)
         tiles = new_tiles
-        for freed in touched:  # each stack of the chain back to the reserves, a tile laid
-            effects.add(cell_name(freed), "freed", -len(state.stack_at[freed]))
         if stock == 0:
             ended = "stock-exhausted"
     field = state.tiles if tiles is state.tile_at else _sorted(tiles)
@@ -598,7 +656,7 @@ def _play(state: State, move: Move) -> State:
     history = (*(() if irreversible else state.history), position)  # [R.3]
     if ended is None and history.count(position) >= 3:  # [9.6] [R.2]
         ended = "repetition"
-    return State(
+    after = State(
         tiles=field,
         stacks=sown,
         reserves=held,
@@ -608,9 +666,33 @@ def _play(state: State, move: Move) -> State:
         ply=state.ply + 1,
         ended=ended,
         history=history,
-        last=(move.text(), tuple(cell_name(c) for c in touched)),
-        last_effects=effects.rows(),
+        last=(move.text(), tuple(cell_name(c) for c in touched)) if shown else None,
+        last_effects=_effects(state, move, touched) if shown else (),
     )
+    if tiles is state.tile_at:  # the same field: share its cache (never written to)
+        after.__dict__["tile_at"] = tiles
+    return after
+
+
+def _effects(state: State, move: Move, touched: list[Hex]) -> tuple[EffectRow, ...]:
+    """What ``move`` did on each cell, for the view; ``touched`` as :func:`_play` lists them."""
+    effects = Effects()
+    cell = move.cell
+    if move.kind == "place" and cell is not None:
+        effects.add(cell_name(cell), "placed", +1)
+    elif move.kind == "dance" and cell is not None and move.target is not None:
+        hand = state.stack_at[cell]
+        effects.add(cell_name(cell), "origin", -len(hand))
+        for i, at in enumerate(touched[1:]):  # the landing cells, bottom pawn first
+            if at not in state.tile_at:  # off the field: the rest became one prisoner stack
+                effects.add(cell_name(at), "prisoner", len(hand) - i)
+                break
+            effects.add(cell_name(at), "sown", +1)
+        effects.add(cell_name(move.target), "destination")  # the stack the dance went for
+    elif move.kind == "liberate":
+        for freed in touched:  # each stack of the chain back to the reserves, a tile laid
+            effects.add(cell_name(freed), "freed", -len(state.stack_at[freed]))
+    return effects.rows()
 
 
 def _liberate(
@@ -637,7 +719,13 @@ def _liberate(
 
 
 def _sorted(cells: dict[Hex, Any]) -> tuple[tuple[Hex, Any], ...]:
-    return tuple(sorted(cells.items(), key=lambda kv: reading_order(kv[0])))
+    return tuple(sorted(cells.items(), key=_item_order))
+
+
+def _item_order(item: tuple[Hex, Any]) -> tuple[int, int]:
+    """:func:`reading_order` of a (cell, value) pair's cell."""
+    cell = item[0]
+    return (cell[1], cell[0])
 
 
 def _with_history(state: State, history: tuple[tuple[Any, ...], ...]) -> State:

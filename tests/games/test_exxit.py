@@ -7,6 +7,7 @@ reading of games/exxit.py's docstring. Random games are always seeded.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import random
 from pathlib import Path
@@ -19,7 +20,19 @@ from hypothesis import strategies as st
 import games
 from games.bench import random_game
 from games.errors import IllegalMoveError, InvalidMoveError
-from games.exxit import BLACK, PASS, RED, Move, Rules, State, islands, make_state, score
+from games.exxit import (
+    BLACK,
+    PASS,
+    RED,
+    Move,
+    Rules,
+    State,
+    _dances,
+    islands,
+    make_state,
+    score,
+)
+from games.hexgrid import Hex, ray
 from games.record import replay
 from tests.games.positions import exxit_position
 
@@ -546,3 +559,50 @@ def test_saved_records_replay(name: str, reason: str, scores: tuple[int, int]) -
     check_invariants(game, states)
     if reason == "stock-exhausted":
         assert len(final.tiles) == game.total_tiles and final.stock == 0
+
+
+def _walked_dances(state: State) -> list[tuple[Hex, Hex, bool]]:
+    """The mover's dances found the plain way (§5): from each stack, along each direction, cell by
+    cell to the first stack met; (source, target, off-field) by source, then direction."""
+    tiles, stacks, me = state.tile_at, state.stack_at, state.mover
+    out = []
+    for source, stack in state.stacks:
+        if stack[-1] != me or source not in tiles:
+            continue
+        n = len(stack)
+        for d in range(6):
+            line = list(itertools.islice(ray(source, d), n))
+            first = next((k for k, c in enumerate(line) if c not in tiles or c in stacks), None)
+            if first is None or line[first] not in tiles:
+                continue  # no stack within reach, or a hole before the first one
+            target = stacks[line[first]]
+            if target[-1] == me or len(target) > n:
+                continue
+            hole = next((c for c in line[first + 1 :] if c not in tiles), None)
+            if hole is None or hole not in stacks:
+                out.append((source, line[first], hole is not None))
+    return out
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(
+    st.integers(min_value=0, max_value=10_000),
+    st.sampled_from(["standard", "blitz", "beginner"]),
+)
+def test_the_fast_path_finds_and_draws_what_the_rules_say(seed: int, variant: str) -> None:
+    """On every position of a random game: the dances paired stack by stack are the dances walked
+    cell by cell; the fast draw is ``random_move``'s draw from the same generator; the fast
+    ``search_apply`` reaches ``apply``'s position and only leaves the display fields empty."""
+    game = Rules(variant=variant)
+    rng = random.Random(seed)
+    state = game.initial_state()
+    while game.to_move(state) is not None:
+        assert [(s, t, off) for s, _, t, off in _dances(state)] == _walked_dances(state)
+        draw = rng.randrange(1 << 32)
+        fresh = dataclasses.replace(state)  # no cache of its moves: the counting draw
+        move = game.search_random_move(fresh, random.Random(draw))
+        assert move == game.random_move(state, random.Random(draw))
+        assert game.search_random_move(state, random.Random(draw)) == move  # moves listed
+        fast, slow = game.search_apply(state, move), game.apply(state, move)
+        assert dataclasses.replace(fast, last=slow.last, last_effects=slow.last_effects) == slow
+        state = fast
