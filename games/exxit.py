@@ -64,7 +64,7 @@ from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
-from .seats import EXXIT_COLOURS, Colour, other, seat_colours, seat_of
+from .seats import EXXIT_COLOURS, Colour, seat_colours, seat_of
 from .view import CellView, EffectRow, Effects, View, make_view
 
 # --- constants -----------------------------------------------------------------------------------
@@ -299,8 +299,8 @@ class Rules(BaseRules[State, Move]):
             free = [c for c, _ in state.tiles if c not in stacks]
         freeable: list[Hex] = []
         if state.stock >= 1:
-            tiles = state.tile_at
-            freeable = [c for c, _ in state.prisoners() if _touching(tiles, c) >= 2]
+            tiles = state.tile_at  # prisoner stacks are the stacks off the field
+            freeable = [c for c, _ in state.stacks if c not in tiles and _touching(tiles, c) >= 2]
         if not free and not freeable:
             rng.randrange(1)  # as rng.choice([PASS]) draws
             return PASS
@@ -543,6 +543,13 @@ def _landing(state: State, source: Hex, target: Hex) -> list[Hex]:
     return cells
 
 
+def _unit(source: Hex, target: Hex) -> Hex:
+    """The step of the straight line from ``source`` to ``target`` (one of ``DIRECTIONS``)."""
+    dq, dr = target[0] - source[0], target[1] - source[1]
+    k = max(abs(dq), abs(dr))
+    return (dq // k, dr // k)
+
+
 def _start_prompt(kinds: set[str]) -> str:
     """The prompt of a turn's first click, by the kinds of move it offers (one kind of §4 at a
     time: a dance when any exists, else placements and liberations, else ``pass``)."""
@@ -633,15 +640,20 @@ def _play(state: State, move: Move, shown: bool = True) -> State:
     elif move.kind == "dance":
         assert move.target is not None
         hand = stacks.pop(cell)
-        landing = _landing(state, cell, move.target)
-        touched.extend((cell, *landing))
+        touched.append(cell)
         irreversible = False
-        for i, at in enumerate(landing):  # bottom pawn first, one per cell
+        q, r = cell
+        dq, dr = _unit(cell, move.target)
+        for i, pawn in enumerate(hand):  # bottom pawn first, one per cell (_landing's cells)
+            q += dq
+            r += dr
+            at = (q, r)
+            touched.append(at)
             if at not in tiles:  # off the field: the rest become one prisoner stack
                 stacks[at] = hand[i:]
                 irreversible = True
                 break
-            stacks[at] = (*stacks.get(at, ()), hand[i])
+            stacks[at] = (*stacks.get(at, ()), pawn)
     else:  # liberation
         new_tiles = dict(tiles)
         stock = _liberate(cell, me, new_tiles, stacks, reserves, stock, touched)
@@ -652,7 +664,8 @@ def _play(state: State, move: Move, shown: bool = True) -> State:
     sown = _sorted(stacks)
     held = (reserves[0], reserves[1])
     # State.position() of the state being built: one constructor call, no replace (every move's)
-    position = (field, sown, held, stock, other(me))
+    mover = 1 - me  # other(me)
+    position = (field, sown, held, stock, mover)
     history = (*(() if irreversible else state.history), position)  # [R.3]
     if ended is None and history.count(position) >= 3:  # [9.6] [R.2]
         ended = "repetition"
@@ -661,7 +674,7 @@ def _play(state: State, move: Move, shown: bool = True) -> State:
         stacks=sown,
         reserves=held,
         stock=stock,
-        mover=other(me),
+        mover=mover,
         passes=passes,
         ply=state.ply + 1,
         ended=ended,
