@@ -605,4 +605,7 @@ def test_the_fast_path_finds_and_draws_what_the_rules_say(seed: int, variant: st
         assert game.search_random_move(state, random.Random(draw)) == move  # moves listed
         fast, slow = game.search_apply(state, move), game.apply(state, move)
         assert dataclasses.replace(fast, last=slow.last, last_effects=slow.last_effects) == slow
+        for after in (fast, slow):  # the caches a move fills are what they would compute
+            assert list(after.tile_at.items()) == list(after.tiles)
+            assert list(after.stack_at.items()) == list(after.stacks)
         state = fast
