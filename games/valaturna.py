@@ -223,11 +223,13 @@ class Rules(BaseRules[State, Move]):
         return self._play(state, move)
 
     def search_apply(self, state: State, move: Move) -> State:
-        """The position after a legal ``move``, unchecked."""
-        return self._play(state, move)
+        """The position after a legal ``move``, unchecked; a placement's display fields
+        (``last_text``, ``last_cells``) left empty."""
+        return self._play(state, move, shown=False)
 
-    def _play(self, state: State, move: Move) -> State:
-        """The position after the legal ``move``."""
+    def _play(self, state: State, move: Move, shown: bool = True) -> State:
+        """The position after the legal ``move``; a placement's display fields only if ``shown``
+        (the fast path leaves them empty)."""
         ply = state.ply + 1
         names = self.board.names
         if move.kind == SETUP:
@@ -273,7 +275,8 @@ class Rules(BaseRules[State, Move]):
                 tops=state.tops,
             )
         p = move.points[0]
-        mine, theirs = self._tops(state) if c == BLACK else self._tops(state)[::-1]
+        tops = self._tops(state)
+        mine, theirs = tops if c == BLACK else (tops[1], tops[0])
         letter = LETTERS[c]
         captured: list[int] = []  # as _captures, on the board before P is added
         for ray, points in zip(self._rays[p], self._ray_sets[p], strict=True):
@@ -282,12 +285,14 @@ class Rules(BaseRules[State, Move]):
         stacks = list(state.stacks)
         stacks[p] = letter
         bit = self._lines.bit
-        flipped = 0
-        for s in captured:
-            stacks[s] += letter  # [§7.9] one piece on top: height + 1, colour flips
-            flipped |= 1 << bit[s]
-        mine |= flipped | 1 << bit[p]
-        theirs &= ~flipped
+        mine |= 1 << bit[p]
+        if captured:
+            flipped = 0
+            for s in captured:
+                stacks[s] += letter  # [§7.9] one piece on top: height + 1, colour flips
+                flipped |= 1 << bit[s]
+            mine |= flipped
+            theirs &= ~flipped
         return State(
             stacks=tuple(stacks),
             phase=PLAY,
@@ -296,8 +301,8 @@ class Rules(BaseRules[State, Move]):
             passes=0,
             first_passer=None,
             ply=ply,
-            last_text=names[p],
-            last_cells=tuple(sorted((p, *captured))),
+            last_text=names[p] if shown else None,
+            last_cells=tuple(sorted((p, *captured))) if shown else (),
             tops=(mine, theirs) if c == BLACK else (theirs, mine),
         )
 
