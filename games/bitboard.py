@@ -21,8 +21,8 @@ and a ray through empty cells is a few shifts, not a loop over cells. Its bit or
 order too, so the ``k``-th set bit of one of its sets is the ``k``-th of those cells in reading order.
 
 >>> ln = lines(2)
->>> empty = ln.all & ~ln.of(mask((0,)))  # a stone on a1; every other cell is empty
->>> [ln.board.names[i] for i in ln.cells(ln.sight(ln.of(mask((0,))), empty))]
+>>> a1 = 1 << ln.bit[0]  # a stone on a1; every other cell is empty
+>>> [ln.board.names[i] for i in ln.cells(ln.sight(a1, ln.all & ~a1))]
 ['a2', 'b1', 'b2', 'c2']
 """
 
@@ -165,16 +165,6 @@ class Lines:
     all: int
     shifts: tuple[int, ...]
 
-    def of(self, m: int) -> int:
-        """The set of :class:`Bitboard` cells ``m`` in this layout."""
-        bit = self.bit
-        out = 0
-        while m:
-            low = m & -m
-            out |= 1 << bit[low.bit_length() - 1]
-            m ^= low
-        return out
-
     def cells(self, m: int) -> list[int]:
         """The cell indices of the set ``m`` of this layout, in reading order."""
         cell = self.cell
@@ -186,9 +176,9 @@ class Lines:
         return out
 
     def sight(self, seed: int, empty: int) -> int:
-        """The cells of ``empty`` from which a straight line through ``empty`` cells only (none
-        at all when adjacent) reaches a cell of ``seed``: ``seed``'s rays walked out, each up
-        to its first cell that is not in ``empty``."""
+        """The cells of ``empty`` (a set of cells: no spare bit) from which a straight line
+        through ``empty`` cells only (none at all when adjacent) reaches a cell of ``seed``:
+        ``seed``'s rays walked out, each up to its first cell that is not in ``empty``."""
         out = 0
         for s in self.shifts:
             if s > 0:

@@ -470,10 +470,6 @@ class Rules(BaseRules[State, Move]):
             return Move(kind=SETUP, points=(b, w + (w >= b)))
         return super().random_move(state, rng)
 
-    def search_moves(self, state: State) -> list[Move]:
-        """The legal moves in the order of ``legal_moves`` (a setup lists all n(n-1))."""
-        return list(self.legal_moves(state))
-
     def search_random_move(self, state: State, rng: random.Random) -> Move:
         """What :meth:`random_move` draws (uniform, and the same move for the same ``rng``), in play
         without listing the moves: the draw picks the k-th legal point of the bitboard."""

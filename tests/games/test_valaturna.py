@@ -572,6 +572,24 @@ def test_the_kept_tops_and_the_fast_draw_agree_with_the_stacks(seed: int, size: 
         state = after
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=3, max_value=13), st.integers(min_value=0, max_value=10_000))
+def test_placements_of_a_position_built_directly_on_every_size(size: int, seed: int) -> None:
+    """A state built without ``tops`` (it is derived from the stacks) on any board size: the
+    placements are the points that see a friendly stack ray by ray, for either colour."""
+    rules = Rules(size=size)
+    rng = random.Random(seed)
+    fill = rng.random()
+    stacks = tuple(
+        "".join(rng.choice("bw") for _ in range(rng.randint(1, 3))) if rng.random() < fill else ""
+        for _ in range(len(rules.board))
+    )
+    for colour in (BLACK, WHITE):
+        state = State(stacks=stacks, phase="play", black_seat=1, colour=colour)
+        assert state.tops is None
+        assert placements(rules, state) == [rules.board.names[p] for p in _seeing(rules, state)]
+
+
 def test_saved_records_replay() -> None:
     paths = sorted(DATA.glob("valaturna_*.json"))
     assert paths
