@@ -60,6 +60,28 @@ def lowest(m: int) -> int:
     return (m & -m).bit_length() - 1
 
 
+# per byte value: how many bits it has set, and which, lowest first (for nth)
+_BYTE_COUNT = tuple(b.bit_count() for b in range(256))
+_BYTE_BITS = tuple(tuple(i for i in range(8) if b >> i & 1) for b in range(256))
+
+
+def nth(m: int, k: int) -> int:
+    """The index of the set bit of ``m`` that has ``k`` set bits below it (``k`` from 0), read a
+    byte at a time; ValueError if ``m`` has no more than ``k`` bits set.
+
+    >>> nth(0b101100, 0), nth(0b101100, 2), nth(1 << 200 | 1, 1)
+    (2, 5, 200)
+    """
+    base = 0
+    for byte in m.to_bytes((m.bit_length() + 7) // 8, "little"):
+        c = _BYTE_COUNT[byte]
+        if k < c:
+            return base + _BYTE_BITS[byte][k]
+        k -= c
+        base += 8
+    raise ValueError(f"{m:#x} has no bit {k} (counting from 0)")
+
+
 def count(m: int) -> int:
     """How many bits of ``m`` are set.
 
@@ -209,4 +231,4 @@ def lines(size: int) -> Lines:
     return Lines(board, width, bit, tuple(cell), mask(bit), shifts)
 
 
-__all__ = ["Bitboard", "Lines", "bitboard", "bits", "count", "lines", "lowest", "mask"]
+__all__ = ["Bitboard", "Lines", "bitboard", "bits", "count", "lines", "lowest", "mask", "nth"]

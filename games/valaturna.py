@@ -56,7 +56,7 @@ from typing import Any, ClassVar
 
 from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
-from .bitboard import Lines, lines
+from .bitboard import Lines, lines, nth
 from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import HexBoard, hex_board
 from .pie import (
@@ -483,9 +483,7 @@ class Rules(BaseRules[State, Move]):
         k = rng.randrange(count + 1)  # as rng.choice over the placements and pass
         if k == count:
             return self._pass  # [§7.11] listed last
-        for _ in range(k):
-            legal &= legal - 1
-        return self._places[self._lines.cell[(legal & -legal).bit_length() - 1]]
+        return self._places[self._lines.cell[nth(legal, k)]]
 
     def key(self, state: State) -> Hashable:
         """The position without the display-only fields (ply, last move)."""
