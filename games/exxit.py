@@ -463,7 +463,7 @@ def _dances(state: State) -> list[tuple[Hex, int, Hex, bool]]:
     mine: list[tuple[Hex, int]] = []
     enemies: list[tuple[Hex, int]] = []
     for cell, stack in state.stacks:
-        if cell in tiles:  # prisoners never dance [§5], and a target stands on a tile
+        if cell in tiles:  # prisoners never dance (§5), and a target stands on a tile
             (mine if stack[-1] == me else enemies).append((cell, len(stack)))
     out: list[tuple[Hex, int, Hex, bool]] = []
     if not enemies:
