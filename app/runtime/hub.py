@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from redis.exceptions import RedisError
 
 from app.runtime.scheduler import stop_if_cancelled
@@ -44,8 +45,15 @@ log = logging.getLogger("hexmoot")
 
 
 def encode(message: Mapping[str, Any]) -> str:
-    """The wire form of a message: compact JSON."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    """The wire form of a message: compact JSON, by orjson (issue 27: about a seventh of the
+    standard library's time for a move's event with its view, and a move encodes a few). What
+    ``json.dumps(message, separators=(",", ":"), ensure_ascii=False)`` writes, keys in the same
+    order (a float may be spelled otherwise: ``1e-6``), which it falls back to for what orjson
+    refuses (an integer past 64 bits, a lone surrogate)."""
+    try:
+        return orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
 class Subscription:

@@ -11,9 +11,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.routes.ws.transport import forward as _forward
-from app.runtime.hub import RESYNC, Hub, MemoryHub, RedisHub, Subscription
+from app.runtime.hub import RESYNC, Hub, MemoryHub, RedisHub, Subscription, encode
 from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.patience import PATIENCE
 from tests.support.redisserver import RedisServer, redis_server
@@ -288,3 +290,36 @@ async def test_a_socket_catches_up_from_the_database_where_events_may_be_missing
     forward.cancel()
     assert [m.get("version", m["type"]) for m in socket.sent] == [4, 7, 8, 10, "spectators"]
     assert reads == [4, 8]
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),  # lone surrogates included: orjson refuses them, the fallback writes them
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), _JSON, max_size=6))
+def test_a_message_is_encoded_as_the_standard_library_encodes_it(message: dict[str, Any]) -> None:
+    """orjson writes the sockets' messages (issue 27): what json.dumps wrote, the same keys in the
+    same order and the same values (a float may be spelled otherwise: 1e-6 for 1e-06)."""
+    standard = json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    ours = encode(message)
+    assert json.loads(ours, object_pairs_hook=list) == json.loads(standard, object_pairs_hook=list)
+    if not any(isinstance(v, float) for v in _leaves(message)):
+        assert ours == standard
+
+
+def _leaves(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        for inner in value.values():
+            yield from _leaves(inner)
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _leaves(inner)
+    else:
+        yield value
