@@ -55,6 +55,14 @@ async def move_clocks(
     return [None if left is None else {"seat": seat, "left": left} for seat, left in result]
 
 
+async def move_seats(session: AsyncSession, game_id: str, ply_count: int) -> list[int]:
+    """The seat that played each ply, in ply order."""
+    result = await session.execute(
+        select(Move.seat).where(Move.game_id == game_id, Move.ply <= ply_count).order_by(Move.ply)
+    )
+    return list(result.scalars())
+
+
 async def event_of_message(
     session: AsyncSession, game_id: str, player_id: str, msg_id: str
 ) -> tuple[Event, int] | None:

@@ -23,6 +23,7 @@ from app.schemas.outgoing import (
 )
 from app.schemas.requests import RECORD_BODY
 from app.schemas.responses import (
+    AbstractPlayOut,
     AckOut,
     CancelledOut,
     CatalogueOut,
@@ -190,6 +191,24 @@ async def record(
     return JSONResponse(
         body,
         headers={"Content-Disposition": f'attachment; filename="hexmoot-{game_id}.json"'},
+    )
+
+
+@router.get(
+    "/games/{game_id}/abstractplay.json",
+    response_model=AbstractPlayOut,
+    responses=error_responses(404, 409),
+)
+async def abstractplay_record(
+    game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
+) -> JSONResponse:
+    """A finished game as Abstract Play's game record (``gamerecord/1-0-0``), as a download."""
+    body = await service.reading.abstractplay(game_id, visitor, token)
+    return JSONResponse(
+        body,
+        headers={
+            "Content-Disposition": f'attachment; filename="hexmoot-{game_id}.abstractplay.json"'
+        },
     )
 
 

@@ -357,6 +357,51 @@ class RecordOut(Out):
     )
 
 
+class AbstractPlayGame(Out):
+    """The game an Abstract Play record is of: its title and its options as ``name-value``."""
+
+    name: str
+    variants: list[str]
+
+
+class AbstractPlaySite(Out):
+    """Where the game was played, and its id there."""
+
+    name: Literal["Hexmoot"]
+    gameid: str
+
+
+class AbstractPlayPlayer(Out):
+    """A player in seating order: 1 won, 0 lost (0 both in a draw); ``userid`` an account's
+    username (absent for a guest), ``score`` where the game counts points as a number."""
+
+    name: str
+    result: int
+    userid: str | None = None
+    score: int | float | None = None
+
+
+class AbstractPlayHeader(Out):
+    """The record's header (RFC 3339 date-times, UTC)."""
+
+    game: AbstractPlayGame
+    site: AbstractPlaySite
+    date_start: str = Field(alias="date-start")
+    date_end: str = Field(alias="date-end")
+    date_generated: str = Field(alias="date-generated")
+    unrated: bool
+    pied: bool
+    players: list[AbstractPlayPlayer]
+
+
+class AbstractPlayOut(Out):
+    """A finished game as Abstract Play's game record (``gamerecord/1-0-0``): the moves by round,
+    one entry per player in seating order, null where a player did not move."""
+
+    header: AbstractPlayHeader
+    moves: list[list[str | None]]
+
+
 class ReplayOut(Out):
     """The views after plies ``from``, ``from + 1``, ... (ply 0: before any move): at most 32, and
     about 1 MB; ``next`` is the ply of the first view left out (None when the last ply is in),

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.domain import abstractplay
 from app.domain.clock import idle_cutoff
 from app.domain.ratings import Glicko
 from app.domain.timecontrol import TimeControl
@@ -209,6 +210,45 @@ class ReadingService:
             record["time_control"] = game.time_control
             record["clocks"] = clocks
         return record
+
+    async def abstractplay(
+        self, game_id: str, visitor: Visitor | None, token: str | None
+    ) -> dict[str, Any]:
+        """A finished game as Abstract Play's game record (:mod:`app.domain.abstractplay`);
+        ``game_not_over`` for a game not finished (a cancelled one never is)."""
+        core = self.core
+        async with core.sessions() as session:
+            game = await core.visible(session, game_id, visitor, token)
+            if game.status != "finished" or game.finished_at is None:
+                raise AppError(
+                    ErrorCode.GAME_NOT_OVER,
+                    "Only a finished game has an Abstract Play record",
+                )
+            position = await core.position(session, game)
+            movers = await reads.move_seats(session, game.id, game.ply_count)
+        owners = await core.owners(seat_ids(game))
+        seats = {}
+        for seat, player_id, name in (
+            (1, game.player1_id, game.player1_name),
+            (2, game.player2_id, game.player2_name),
+        ):
+            owned = owners.get(player_id) if player_id else None
+            seats[seat] = abstractplay.Seat(name or "", owned[1] if owned else None)
+        assert game.result_json is not None  # a finished game has its result
+        return abstractplay.record(
+            game_id=game.id,
+            title=position.rules.title,
+            options=position.rules.options,
+            rated=game.rated,
+            pied=game.pie_taken,
+            created_at=game.created_at,
+            finished_at=game.finished_at,
+            generated_at=core.clock.now(),
+            seats=seats,
+            result=game.result_json,
+            texts=position.moves,
+            movers=movers,
+        )
 
     def idle_cutoff(self) -> int:
         """The last-activity stamp before which a game is too idle for the open and live lists."""

@@ -27,7 +27,11 @@ const saved = () => {
 };
 const token = params.get("join") || params.get("token") || (saved() && saved().join_token) || "";
 const icon = document.querySelector('link[rel="icon"]');
-$("download").href = `/games/${gameId}/record.json${token ? `?token=${encodeURIComponent(token)}` : ""}`;
+const tokenQuery = token ? `?token=${encodeURIComponent(token)}` : "";
+$("download").href = `/games/${gameId}/record.json${tokenQuery}`;
+// A finished game's record in Abstract Play's cross-site format (docs/protocol.md).
+$("save-abstractplay").href = `/games/${gameId}/abstractplay.json${tokenQuery}`;
+const showAbstractPlay = () => ($("save-abstractplay").hidden = !S.game || S.game.status !== "finished");
 const head = { icon, plainIcon: icon ? icon.getAttribute("href") : "", turnIcon: root.dataset.turnIcon };
 
 const S = {
@@ -80,6 +84,7 @@ function onMessage(msg) {
       table.update(msg.game);
       table.setChat(msg.chat);
       $("full-notice").hidden = !(params.get("join") && S.game.status !== "waiting" && !(S.you && S.you.seat));
+      showAbstractPlay();
       positionChanged(true);
       if (S.startPly !== null) {
         const ply = Number.parseInt(S.startPly, 10);
@@ -183,6 +188,7 @@ function applyState(st) {
   S.game.status = st.status;
   S.game.to_move = st.to_move;
   S.game.result = st.result;
+  showAbstractPlay();
   S.view = st.view;
   history.put(S.moves.length, st.view);
 }

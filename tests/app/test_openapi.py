@@ -36,6 +36,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("post", "/api/games/{game_id}/resign"): (200, "AckOut", {400, 403, 404, 409, 413, 422}),
     ("get", "/api/games/{game_id}/steps"): (200, "StepsOut", {404, 422}),
     ("get", "/games/{game_id}/record.json"): (200, "RecordOut", {404}),
+    ("get", "/games/{game_id}/abstractplay.json"): (200, "AbstractPlayOut", {404, 409}),
     ("get", "/api/live"): (200, "LiveOut", set()),
     ("get", "/api/archive"): (200, "ArchiveOut", {422}),
     ("get", "/api/archive/boards"): (200, "ArchiveBoardsOut", {422}),

@@ -5,6 +5,7 @@ spectator on a desktop in the light one."""
 
 from __future__ import annotations
 
+import json
 import random
 import struct
 import xml.etree.ElementTree as ET
@@ -145,5 +146,22 @@ def test_the_moves_copy_as_text_and_the_position_saves_as_svg_and_png(
         assert png_size_and_corner(light_png)[2][:3] == rgb(ET.fromstring(light)[1].get("fill", ""))
         assert_no_serious_axe(spectator, "the export panel open (1280 px, light)")
         screenshots.page(spectator, "export-desktop-light")
+
+        # Once the game is over, its record in Abstract Play's format is one click away.
+        expect(spectator.locator("#save-abstractplay")).to_be_hidden()
+        resigned = game.clients[1].post(f"/api/games/{game.id}/resign", json={"msg_id": "r"})
+        assert resigned.status_code == 200, resigned.text
+        expect(spectator.locator("#save-abstractplay")).to_be_visible()
+        expect(player.locator("#save-abstractplay")).to_be_visible()
+        name, data = saved(spectator, "#save-abstractplay")
+        assert name == f"hexmoot-{game.id}.abstractplay.json"
+        record = json.loads(data)
+        assert record["header"]["game"] == {"name": "Valaturna", "variants": ["size-5"]}
+        assert [p["result"] for p in record["header"]["players"]] == (
+            [1, 0] if record["header"]["pied"] else [0, 1]
+        )
+        flat = [text for row in record["moves"] for text in row if text is not None]
+        assert flat == game.moves
+        screenshots.page(spectator, "export-finished-desktop-light")
     finally:
         game.close()
