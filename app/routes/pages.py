@@ -90,6 +90,12 @@ async def archive(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "archive.html", {"games": catalogue()})
 
 
+@router.get("/archive/import", response_class=HTMLResponse)
+async def import_page(request: Request) -> HTMLResponse:
+    """Import a finished game's record, uploaded or pasted (``POST /api/archive/import``)."""
+    return templates.TemplateResponse(request, "import.html", {})
+
+
 @router.get("/login", response_class=HTMLResponse)
 async def login_page(request: Request) -> HTMLResponse:
     """Log in (and, after it, offer to attach this browser's guest games)."""
