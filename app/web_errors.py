@@ -107,7 +107,9 @@ async def invalid_request(_request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
     first = errors[0] if errors else {"loc": (), "msg": "invalid", "type": ""}
-    loc = [_cut(str(p)) for p in first.get("loc", ()) if p not in ("body", "query", "path")]
+    loc = [
+        _cut(str(p)) for p in first.get("loc", ()) if p not in ("body", "query", "path", "header")
+    ]
     field = ".".join(loc) or None
     if first.get("type") == "json_invalid":
         return error_response(AppError(ErrorCode.BAD_JSON, "the body is not valid JSON"))

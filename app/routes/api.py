@@ -38,7 +38,7 @@ from app.schemas.responses import (
     Snapshot,
     StepsOut,
 )
-from app.services import CreationKeyed, Visitor
+from app.services import CREATION_KEY_PATTERN, CreationKeyed, Visitor
 
 router = APIRouter()
 IMPORT_MAX_BYTES = 1024 * 1024
@@ -91,6 +91,8 @@ async def create(
             alias="Idempotency-Key",
             description="The same key sent again by the same visitor answers with the game the "
             "first request made (kept a day); with another body, 422 idempotency_key_reused",
+            pattern=CREATION_KEY_PATTERN,
+            max_length=66,
         ),
     ] = None,
 ) -> CreatedOut:

@@ -34,7 +34,7 @@ from app.services.archive import ArchiveService
 from app.services.challenges import ChallengeService
 from app.services.core import Core, Visitor
 from app.services.deadlines import DeadlineService
-from app.services.lifecycle import CreationKeyed, LifecycleService
+from app.services.lifecycle import CREATION_KEY_PATTERN, CreationKeyed, LifecycleService
 from app.services.mail import MailService
 from app.services.mine import MineService
 from app.services.play import PlayService
@@ -42,7 +42,7 @@ from app.services.players import PlayerService
 from app.services.reading import ReadingService
 from app.services.table import TableService
 
-__all__ = ["CreationKeyed", "GameService", "Visitor", "installed"]
+__all__ = ["CREATION_KEY_PATTERN", "CreationKeyed", "GameService", "Visitor", "installed"]
 
 
 def installed() -> frozenset[str]:

@@ -43,6 +43,7 @@ from app.services.reading import open_entry
 #: a day gets the game the first one made.
 CREATION_KEY_KEPT = 24 * 3600 * 1000
 #: An ``Idempotency-Key``: what the header may hold, bare or as a structured-field string ("...").
+CREATION_KEY_PATTERN = r'^"?[A-Za-z0-9+/=._:~-]{1,64}"?$'
 _KEY = re.compile(r'"?([A-Za-z0-9+/=._:~-]{1,64})"?')
 
 
