@@ -176,6 +176,9 @@ class Settings(BaseSettings):
     rate_replay_per_ip: str = "120/minute"
     rate_import_per_visitor: str = "10/minute"
     rate_import_per_ip: str = "30/minute"
+    # The streaming export (GET /api/archive/export): each answer reads up to 10,000 games.
+    rate_export_per_visitor: str = "6/minute;60/hour"
+    rate_export_per_ip: str = "20/minute;200/hour"
     # Accounts (issue 16): challenges sent, login attempts per client address and per attempted
     # username (whether or not it exists: the answer never tells), and sign-ups per address.
     rate_challenge_per_visitor: str = "20/hour"

@@ -183,6 +183,22 @@ async def moves_of(session: AsyncSession, ids: Sequence[str]) -> dict[str, list[
     return moves
 
 
+async def plies_of(
+    session: AsyncSession, ids: Sequence[str]
+) -> dict[str, list[tuple[str, int, int | None]]]:
+    """Each game's plies in order, for the games ``ids``: the text, the mover's seat and the time
+    it had left after it (None where no clock ran)."""
+    result = await session.execute(
+        select(Move.game_id, Move.text, Move.seat, Move.clock_ms)
+        .where(Move.game_id.in_(ids))
+        .order_by(Move.game_id, Move.ply)
+    )
+    plies: dict[str, list[tuple[str, int, int | None]]] = {game_id: [] for game_id in ids}
+    for game_id, text, seat, left in result:
+        plies[game_id].append((text, seat, left))
+    return plies
+
+
 async def accounts_by_prefix(session: AsyncSession, prefix: str, limit: int) -> list[Account]:
     """Up to ``limit`` accounts whose username key (lowercased) starts with ``prefix``, A to Z."""
     result = await session.execute(

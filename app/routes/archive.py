@@ -11,16 +11,21 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from typing import Annotated, Any, get_args
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import StreamingResponse
 
 from app.deps import ServiceDep
 from app.errors import AppError, ErrorCode, excerpt
 from app.identity import name_key
 from app.parsing import natural
 from app.repository.archive import SORT_KEYS, ArchiveFilter, Cursor, Sort
+from app.runtime.hub import encode
+from app.runtime.limiter import rate_limited
 from app.runtime.rules import catalogue
 from app.schemas import error_responses
 from app.schemas.outgoing import ArchiveJson
@@ -35,8 +40,8 @@ _GUEST = re.compile(r"[0-9a-f]{32}")
 _TIME = re.compile(
     r"unlimited|realtime|correspondence|realtime:\d{1,6}:\d{1,6}|correspondence:\d{1,3}"
 )
-#: The parameters of ``GET /api/archive``; any other is refused (a typo is no silent "any").
-PARAMETERS = frozenset(
+#: The filters of ``GET /api/archive`` and ``GET /api/archive/export``.
+FILTERS = frozenset(
     {
         "game",
         "options",
@@ -56,11 +61,12 @@ PARAMETERS = frozenset(
         "rated",
         "time",
         "imported",
-        "sort",
-        "limit",
-        "cursor",
     }
 )
+#: The parameters of ``GET /api/archive``; any other is refused (a typo is no silent "any").
+PARAMETERS = FILTERS | {"sort", "limit", "cursor"}
+#: The parameters of ``GET /api/archive/export``: the filters and where to start.
+EXPORT_PARAMETERS = FILTERS | {"since"}
 COLOURS = ("black", "white", "red")
 MAX_MOVES = 100_000
 YES_NO = {"true": True, "false": False}
@@ -95,11 +101,13 @@ def encode_cursor(sort: Sort, key: Cursor) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def decode_cursor(raw: str, sort: Sort) -> Cursor:
-    """The archive position of a cursor of ``sort``; ``bad_cursor`` if it is not one this server
-    gave for that sort."""
+def decode_cursor(raw: str, sort: Sort, field: str | None = None) -> Cursor:
+    """The archive position of a cursor of ``sort``; ``bad_cursor`` (naming ``field``, if given)
+    if it is not one this server gave for that sort."""
     refusal = AppError(
-        ErrorCode.BAD_CURSOR, f"{excerpt(raw)} is not a cursor of this archive sorted by {sort}"
+        ErrorCode.BAD_CURSOR,
+        f"{excerpt(raw)} is not a cursor of this archive sorted by {sort}",
+        field=field,
     )
     try:
         text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
@@ -160,8 +168,7 @@ def _text(field: str, raw: str | None, longest: int) -> str | None:
     return raw
 
 
-@router.get("/api/archive", response_model=ArchiveOut, responses=error_responses(422))
-async def archive(
+async def archive_filters(
     request: Request,
     service: ServiceDep,
     game: str | None = None,
@@ -182,17 +189,13 @@ async def archive(
     rated: str | None = None,
     time: str | None = None,
     imported: str | None = None,
-    sort: str = "newest",
-    limit: str = "20",
-    cursor: str | None = None,
-) -> ArchiveJson:
-    """Finished public games, filtered, sorted and cursor-paginated; ``account`` (a username) or
-    ``guest`` (a guest's player id) finds one player identity's games, and ``opponent`` or
-    ``opponent_guest`` with it those against another (head to head)."""
-    for name in request.query_params:
-        if name not in PARAMETERS:
-            field = name[:40] if name.isprintable() else excerpt(name)
-            raise _refuse(field, f"the archive has no filter {excerpt(name)}")
+) -> ArchiveFilter:
+    """The archive's filters, each checked (``bad_filter`` naming the first at fault); the sort
+    is the route's. ``account`` (a username) or ``guest`` (a guest's player id) finds one player
+    identity's games, and ``opponent`` or ``opponent_guest`` with it those against another.
+    A parameter the route does not take is refused first (a typo is no silent "any")."""
+    export = request.url.path == "/api/archive/export"
+    _known(request, EXPORT_PARAMETERS if export else PARAMETERS)
     if game is not None and game not in installed():
         raise _refuse("game", f"unknown game {excerpt(game)}")
     if result is not None and result not in ("1", "2", "draw"):
@@ -203,19 +206,12 @@ async def archive(
         )
     if pie is not None and pie not in ("taken", "declined"):
         raise _refuse("pie", f"pie must be taken or declined, not {excerpt(pie)}")
-    if sort not in get_args(Sort):
-        raise _refuse(
-            "sort", f"sort must be newest, oldest, longest or shortest, not {excerpt(sort)}"
-        )
     if time is not None and _TIME.fullmatch(time) is None:
         raise _refuse(
             "time",
             "time must be unlimited, realtime, correspondence, realtime:<base s>:<increment s>"
             f" or correspondence:<days>, not {excerpt(time)}",
         )
-    size = natural(limit)
-    if size is None or not 1 <= size <= 100:
-        raise _refuse("limit", f"limit must be 1 to 100, not {excerpt(limit)}")
     if player is not None and not 1 <= len(player.strip()) <= 24:
         raise _refuse("player", "player must be a name of 1 to 24 characters")
     if player is not None and not player.isprintable():
@@ -258,16 +254,87 @@ async def archive(
         rated=_yes_no("rated", rated),
         time=time,
         imported=_yes_no("imported", imported),
-        sort=sort,  # type: ignore[arg-type]  # checked against Sort above
     )
     if filters.start is not None and filters.end is not None and filters.start > filters.end:
         raise _refuse("from", "the from date is after the to date; swap them")
+    return filters
+
+
+Filters = Annotated[ArchiveFilter, Depends(archive_filters)]
+
+
+def _known(request: Request, parameters: frozenset[str]) -> None:
+    """``bad_filter`` naming the first query parameter not in ``parameters``."""
+    for name in request.query_params:
+        if name not in parameters:
+            field = name[:40] if name.isprintable() else excerpt(name)
+            raise _refuse(field, f"the archive has no filter {excerpt(name)}")
+
+
+@router.get("/api/archive", response_model=ArchiveOut, responses=error_responses(422))
+async def archive(
+    service: ServiceDep,
+    filters: Filters,
+    sort: str = "newest",
+    limit: str = "20",
+    cursor: str | None = None,
+) -> ArchiveJson:
+    """Finished public games, filtered (:func:`archive_filters`), sorted and cursor-paginated."""
+    if sort not in get_args(Sort):
+        raise _refuse(
+            "sort", f"sort must be newest, oldest, longest or shortest, not {excerpt(sort)}"
+        )
+    size = natural(limit)
+    if size is None or not 1 <= size <= 100:
+        raise _refuse("limit", f"limit must be 1 to 100, not {excerpt(limit)}")
+    filters = replace(filters, sort=sort)  # type: ignore[arg-type]  # checked against Sort above
     after = decode_cursor(cursor, filters.sort) if cursor else None
     entries, last = await service.archiving.archive(filters, after, size)
     return {
         "games": entries,
         "next_cursor": encode_cursor(filters.sort, last) if last else None,
     }
+
+
+@router.get(
+    "/api/archive/export",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"application/x-ndjson": {}},
+            "description": "a line per game, oldest first, then a line with the next cursor",
+        },
+        **error_responses(422, 429),
+    },
+    dependencies=[Depends(rate_limited("export per visitor", "export per IP"))],
+)
+async def export(
+    service: ServiceDep, filters: Filters, since: str | None = None
+) -> StreamingResponse:
+    """The finished public games ``filters`` find, as NDJSON, oldest first: each game's record,
+    at most ``EXPORT_MAX`` of them, then ``{"next": ...}`` to go on from (docs/protocol.md)."""
+    after: Cursor | None = None
+    if since is not None:
+        ms = natural(since)
+        if ms is not None and ms < 2**63:  # epoch ms: the games finished after it
+            after = (ms, "~")  # "~" sorts after every character of a game id
+        else:
+            after = decode_cursor(since, "oldest", field="since")
+    games = service.archiving.export(replace(filters, sort="oldest"), after)
+
+    async def lines() -> AsyncIterator[str]:
+        last: Cursor | None = None
+        async for line, after_it in games:
+            yield line
+            last = after_it
+        # Where to go on from: after the last game sent, else where this export started.
+        yield encode({"next": encode_cursor("oldest", last) if last else since}) + "\n"
+
+    return StreamingResponse(
+        lines(),
+        media_type="application/x-ndjson",
+        headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"},
+    )
 
 
 @router.get("/api/archive/boards", response_model=ArchiveBoardsOut, responses=error_responses(422))

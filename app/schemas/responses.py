@@ -402,6 +402,20 @@ class AbstractPlayOut(Out):
     moves: list[list[str | None]]
 
 
+class ExportLine(Out):
+    """A line of ``GET /api/archive/export``: a finished game and its record."""
+
+    id: str
+    finished_at: int
+    record: RecordOut
+
+
+class ExportNext(Out):
+    """The last line of ``GET /api/archive/export``: the cursor to go on from (``since``)."""
+
+    next: str | None
+
+
 class ReplayOut(Out):
     """The views after plies ``from``, ``from + 1``, ... (ply 0: before any move): at most 32, and
     about 1 MB; ``next`` is the ply of the first view left out (None when the last ply is in),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from typing import Any
 
 from app.domain.archive import archive_columns
@@ -17,10 +18,12 @@ from app.identity.usernames import username_key
 from app.repository import accounts, reads
 from app.repository import archive as archived
 from app.repository.writes import EventRow, NewGame
+from app.runtime.hub import encode
 from app.runtime.rules import RecordError, can_draw, has_pie, title
 from app.schemas.outgoing import ArchiveEntryJson, ArchivePlayerJson, Stored
 from app.schemas.responses import ImportedOut
 from app.services.core import Core, Visitor, players_json, seat_ids
+from app.services.reading import record_json
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
 #: bytes each fit; a page of games holding more stops early, with a cursor.
@@ -28,6 +31,10 @@ ARCHIVE_PAGE_BYTES = 256 * 1024
 #: How many finished games' final views the archive keeps in memory: a finished game never
 #: changes, so its mini board is replayed once, not at every page that lists it.
 BOARDS_CACHED = 2000
+#: The most games one ``GET /api/archive/export`` sends (then a cursor to go on from), and how many
+#: it reads at a time.
+EXPORT_MAX = 10_000
+EXPORT_PAGE = 100
 #: The most games one ``GET /api/archive/boards`` may ask for (an archive page's most).
 BOARDS_MAX = 100
 
@@ -77,6 +84,39 @@ class ArchiveService:
         last = rows[len(entries) - 1] if more and entries else None
         cursor = archived.cursor_of(last, filters.sort) if last is not None else None
         return entries, cursor
+
+    async def export(
+        self, filters: archived.ArchiveFilter, after: archived.Cursor | None, most: int = EXPORT_MAX
+    ) -> AsyncIterator[tuple[str, archived.Cursor]]:
+        """``GET /api/archive/export``'s games: those ``filters`` find after ``after``, in the
+        filter's order, at most ``most``; each as its line (``{"id", "finished_at", "record"}``
+        and a newline) and the cursor after it. A page of ``EXPORT_PAGE`` games at a time, each
+        read in a transaction of its own: memory stays bounded whatever the number of games, and
+        no transaction outlives a page."""
+        sent = 0
+        while sent < most:
+            size = min(EXPORT_PAGE, most - sent)
+            async with self.core.sessions() as session:
+                rows = list(await archived.archive_page(session, filters, after, size))
+                plies = await archived.plies_of(session, [g.id for g in rows])
+            for g in rows:
+                rules = self.core.rules.rules(g.slug, g.options)
+                played = plies[g.id][: g.ply_count]
+                texts = [text for text, _, _ in played]
+                clocks = [
+                    None if left is None else {"seat": seat, "left": left}
+                    for _, seat, left in played
+                ]
+                line = {
+                    "id": g.id,
+                    "finished_at": g.finished_at,
+                    "record": record_json(rules, g, texts, clocks),
+                }
+                after = archived.cursor_of(g, filters.sort)
+                yield encode(line) + "\n", after
+            sent += len(rows)
+            if len(rows) < size:
+                return
 
     async def boards(self, ids: list[str]) -> dict[str, dict[str, Any] | None]:
         """The final position's view of each finished public game of ``ids`` (None for any

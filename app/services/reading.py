@@ -17,7 +17,7 @@ from app.models import Game
 from app.repository import players as player_reads
 from app.repository import reads
 from app.runtime.hub import game_channel
-from app.runtime.rules import RecordError, SeatColours, title
+from app.runtime.rules import RecordError, Rules, SeatColours, title
 from app.schemas.outgoing import (
     CatchupJson,
     InvitationJson,
@@ -29,6 +29,7 @@ from app.schemas.outgoing import (
     SeatRatingJson,
     SnapshotJson,
     StepsJson,
+    Stored,
     YouJson,
 )
 from app.services.core import Core, Owner, Visitor, players_json, seat_ids
@@ -192,24 +193,7 @@ class ReadingService:
                 if game.time_control
                 else None
             )
-        players = [
-            {"seat": 1, "name": game.player1_name},
-            {"seat": 2, "name": game.player2_name},
-        ]
-        players = [p for p in players if p["name"]]
-        made = core.rules.record(position.rules, position.moves, players)
-        record: RecordJson = {
-            "format": made["format"],
-            "game": made["game"],
-            "options": made["options"],
-            "players": made["players"],
-            "moves": made["moves"],
-            "result": game.result_json,  # the stored result, server reasons included
-        }
-        if game.time_control:  # a timed game's control and each ply's clock
-            record["time_control"] = game.time_control
-            record["clocks"] = clocks
-        return record
+        return record_json(position.rules, game, position.moves, clocks)
 
     async def abstractplay(
         self, game_id: str, visitor: Visitor | None, token: str | None
@@ -369,6 +353,34 @@ def _invitation(
         "seat": seat,
         "colour": colours.get("1") if seat == 1 else colours.get("2"),
     }
+
+
+def record_json(
+    rules: Rules[Any, Any],
+    game: Game,
+    moves: Sequence[str],
+    clocks: Sequence[dict[str, int] | None] | None,
+) -> RecordJson:
+    """A game's ``hexmoot-record/1``: its game and options (as ``rules`` names them today), the
+    seats taken, its ``moves``, its stored result (server reasons included), and a timed game's
+    control and each ply's ``clocks`` (the mover's seat and time left, None before they ran)."""
+    players: list[Stored] = [
+        {"seat": seat, "name": name}
+        for seat, name in ((1, game.player1_name), (2, game.player2_name))
+        if name
+    ]
+    record: RecordJson = {
+        "format": "hexmoot-record/1",
+        "game": rules.slug,
+        "options": rules.options,
+        "players": players,
+        "moves": list(moves),
+        "result": game.result_json,
+    }
+    if game.time_control:
+        record["time_control"] = game.time_control
+        record["clocks"] = list(clocks or [])
+    return record
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,8 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("post", "/api/account/recover"): (202, "OkOut", {400, 403, 409, 413, 422, 429}),
     ("post", "/api/account/reset"): (200, "OkOut", {400, 403, 413, 422, 429}),
     ("get", "/api/leaderboards/{slug}"): (200, "LeaderboardOut", {422}),
+    # NDJSON, a line per game (ExportLine) then ExportNext: no one model for the whole body
+    ("get", "/api/archive/export"): (200, "", {422, 429}),
 }
 HTML_PAGES = {
     "/",
@@ -78,6 +80,7 @@ HTML_PAGES = {
     "/games/{game_id}",
     "/live",
     "/archive",
+    "/archive/import",
     "/login",
     "/signup",
     "/settings",

@@ -172,6 +172,22 @@ async def test_replay_and_import_are_rate_limited(database_url: str) -> None:
         assert_rate_limited(await bo.post("/api/archive/import", json=record), at_most=60)  # IP
 
 
+async def test_the_export_is_rate_limited(database_url: str) -> None:
+    """Each export reads up to 10,000 games: a few a minute per visitor and per address."""
+    async with (
+        running(
+            database_url, rate_export_per_visitor="2/minute", rate_export_per_ip="3/minute"
+        ) as app,
+        visitor(app) as ann,
+        visitor(app) as bo,
+    ):
+        first = [(await ann.get("/api/archive/export")).status_code for _ in range(2)]
+        assert first == [200, 200]
+        assert_rate_limited(await ann.get("/api/archive/export"), at_most=60)
+        assert (await bo.get("/api/archive/export")).status_code == 200
+        assert_rate_limited(await bo.get("/api/archive/export"), at_most=60)  # the address's
+
+
 # --- Redis: across processes, and its outage --------------------------------------------------
 
 

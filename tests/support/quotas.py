@@ -15,6 +15,8 @@ QUOTAS_OFF: dict[str, str] = {
     "RATE_REPLAY_PER_IP": "",
     "RATE_IMPORT_PER_VISITOR": "",
     "RATE_IMPORT_PER_IP": "",
+    "RATE_EXPORT_PER_VISITOR": "",
+    "RATE_EXPORT_PER_IP": "",
     "RATE_CHALLENGE_PER_VISITOR": "",
     "RATE_LOGIN_PER_IP": "",
     "RATE_LOGIN_PER_ACCOUNT": "",
