@@ -53,7 +53,7 @@ from app.errors import AppError, ErrorCode, excerpt
 from games import pie
 from games.base import OptionValue, Rules, Steps
 from games.errors import IllegalMoveError, InvalidMoveError, RecordError
-from games.record import check_result, make_record, replay_moves, rules_of
+from games.record import check_result, replay_moves, rules_of
 from games.view import OutcomeView, Seat, SeatColours, View
 
 __all__ = [
@@ -462,13 +462,6 @@ class RulesRunner:
         """The rules' result of a finished position (protocol shape), or None."""
         outcome = rules.outcome(state)
         return None if outcome is None else outcome.to_json()
-
-    @staticmethod
-    def record(
-        rules: Rules[Any, Any], moves: Sequence[str], players: Sequence[Mapping[str, Any]]
-    ) -> Json:
-        """A ``hexmoot-record/1`` of ``moves`` (its result left for the caller to fill in)."""
-        return make_record(rules, moves, players, result={})
 
     # Work that may search: a worker for slow games ------------------------------------------------
 
