@@ -12,7 +12,7 @@ COPY static static
 RUN pip install --no-cache-dir --no-deps .
 # Every service of this image runs as an unprivileged user of its own.
 RUN useradd --system --user-group --uid 10001 --no-create-home --home-dir /nonexistent hexmoot \
-    && mkdir /srv/public && chown hexmoot:hexmoot /srv/public
+    && mkdir /srv/public /srv/dumps && chown hexmoot:hexmoot /srv/public /srv/dumps
 USER hexmoot
 # The processed copy of static/ that nginx serves, as the app serves it (minified, and under each
 # file's hash). compose.yaml's `static` service writes it again into nginx's volume at every `up`,

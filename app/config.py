@@ -24,6 +24,11 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     database_url: str = "sqlite+aiosqlite:///./data/hexmoot.db"
+    # The monthly dumps of the archive (app/services/dumps.py): where they are written (shared by
+    # the processes of one site, as compose's volume is), and how often one process looks for a
+    # month to dump (0: never; the download page then lists what is there).
+    dumps_dir: str = "./data/dumps"
+    dumps_every: float = Field(default=86400.0, ge=0)
     host: str = "127.0.0.1"
     port: int = 8000
     # Signs the guest cookie; at least 32 bytes outside DEV_MODE (see ``signing_key``).

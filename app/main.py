@@ -11,6 +11,7 @@ from functools import partial
 
 from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.staticfiles import StaticFiles
 
 from app import openapi, security, web_errors
 from app.config import Settings, get_settings
@@ -105,13 +106,19 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         digests = asyncio.create_task(
             every(clock, settings.digest_check_every, service.mail.send_digests)
         )
+        # The archive's monthly dumps, built by one process at a time (the "dumps" lease).
+        tasks = [sweeper, digests, beats, deadlines, recount, recount_away]
+        if settings.dumps_every:
+            tasks.append(
+                asyncio.create_task(every(clock, settings.dumps_every, service.dumps.build_due))
+            )
         try:
             yield
         finally:
             await app.state.spectator_counts.close()
             await app.state.limiter.close()
             await app.state.sockets.close()
-            for task in (sweeper, digests, beats, deadlines, recount, recount_away):
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
@@ -147,6 +154,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         "/static",
         VersionedStaticFiles(directory=served(STATIC_DIR), check_dir=False),
         name="static",
+    )
+    # The archive's monthly dumps, as the files they are (app/services/dumps.py); nothing else is
+    # in that directory (a dump is written beside it and renamed in whole).
+    app.mount(
+        "/dumps/files", StaticFiles(directory=settings.dumps_dir, check_dir=False), name="dumps"
     )
     app.include_router(health.router)
     app.include_router(api.router)

@@ -43,10 +43,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 #: hundred times, and the site's cost is about 0.1 s of CPU a hash. The defaults themselves are
 #: checked in tests/app/test_accounts_core.py.
 CHEAP_PASSWORD_HASHES = {"PASSWORD_HASH_TIME_COST": "1", "PASSWORD_HASH_MEMORY_KIB": "1024"}
+#: No monthly dumps in the suite's servers and apps (each would write its index into ./data/dumps
+#: at its start); tests/app/test_dumps.py builds them in a directory of its own.
+NO_DUMPS = {"DUMPS_EVERY": "0"}
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for name, value in CHEAP_PASSWORD_HASHES.items():
+    for name, value in {**CHEAP_PASSWORD_HASHES, **NO_DUMPS}.items():
         os.environ.setdefault(name, value)
 
 

@@ -96,6 +96,14 @@ async def import_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "import.html", {})
 
 
+@router.get("/dumps", response_class=HTMLResponse)
+async def dumps_page(request: Request, service: ServiceDep) -> HTMLResponse:
+    """The archive's monthly dumps: each file, its games, size and hash; their format and licence."""
+    dumps = service.dumps.index()
+    context = {"dumps": dumps, "titles": {g["slug"]: g["title"] for g in catalogue()}}
+    return templates.TemplateResponse(request, "dumps.html", context)
+
+
 @router.get("/login", response_class=HTMLResponse)
 async def login_page(request: Request) -> HTMLResponse:
     """Log in (and, after it, offer to attach this browser's guest games)."""

@@ -416,6 +416,24 @@ class ExportNext(Out):
     next: str | None
 
 
+class DumpEntry(Out):
+    """A monthly dump of the archive: its file, game, month, number of games, size and hash."""
+
+    file: str
+    game: str
+    month: str
+    games: int
+    bytes: int
+    sha256: str
+
+
+class DumpsIndex(Out):
+    """``/dumps/index.json``: every dump, by game then month, and when the list was written."""
+
+    generated_at: int
+    dumps: list[DumpEntry]
+
+
 class ReplayOut(Out):
     """The views after plies ``from``, ``from + 1``, ... (ply 0: before any move): at most 32, and
     about 1 MB; ``next`` is the ply of the first view left out (None when the last ply is in),

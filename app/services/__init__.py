@@ -34,6 +34,7 @@ from app.services.archive import ArchiveService
 from app.services.challenges import ChallengeService
 from app.services.core import Core, Visitor
 from app.services.deadlines import DeadlineService
+from app.services.dumps import DumpService
 from app.services.lifecycle import CREATION_KEY_PATTERN, CreationKeyed, LifecycleService
 from app.services.mail import MailService
 from app.services.mine import MineService
@@ -77,6 +78,7 @@ class GameService:
         self.mine = MineService(self.core, self.challenges)
         self.players = PlayerService(self.core)
         self.mail = MailService(self.core, Mailer(settings))
+        self.dumps = DumpService(self.core)
 
     @property
     def hub(self) -> Hub:

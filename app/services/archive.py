@@ -23,7 +23,7 @@ from app.runtime.rules import RecordError, can_draw, has_pie, title
 from app.schemas.outgoing import ArchiveEntryJson, ArchivePlayerJson, Stored
 from app.schemas.responses import ImportedOut
 from app.services.core import Core, Visitor, players_json, seat_ids
-from app.services.reading import record_json
+from app.services.reading import export_line
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
 #: bytes each fit; a page of games holding more stops early, with a cursor.
@@ -100,18 +100,7 @@ class ArchiveService:
                 rows = list(await archived.archive_page(session, filters, after, size))
                 plies = await archived.plies_of(session, [g.id for g in rows])
             for g in rows:
-                rules = self.core.rules.rules(g.slug, g.options)
-                played = plies[g.id][: g.ply_count]
-                texts = [text for text, _, _ in played]
-                clocks = [
-                    None if left is None else {"seat": seat, "left": left}
-                    for _, seat, left in played
-                ]
-                line = {
-                    "id": g.id,
-                    "finished_at": g.finished_at,
-                    "record": record_json(rules, g, texts, clocks),
-                }
+                line = export_line(self.core.rules.rules(g.slug, g.options), g, plies[g.id])
                 after = archived.cursor_of(g, filters.sort)
                 yield encode(line) + "\n", after
             sent += len(rows)

@@ -383,6 +383,18 @@ def record_json(
     return record
 
 
+def export_line(
+    rules: Rules[Any, Any], game: Game, plies: Sequence[tuple[str, int, int | None]]
+) -> dict[str, Any]:
+    """A finished game as the export and the dumps write it: its id, when it finished, and its
+    record, from its ``plies`` (each one's text, mover's seat and time left after it)."""
+    played = plies[: game.ply_count]
+    texts = [text for text, _, _ in played]
+    clocks = [None if left is None else {"seat": seat, "left": left} for _, seat, left in played]
+    record = record_json(rules, game, texts, clocks)
+    return {"id": game.id, "finished_at": game.finished_at, "record": record}
+
+
 @dataclass(frozen=True)
 class GameCard:
     """A game as a shared link shows it: ``title`` ("Valaturna: Ann vs Bo") and a sentence."""

@@ -81,6 +81,7 @@ HTML_PAGES = {
     "/live",
     "/archive",
     "/archive/import",
+    "/dumps",
     "/login",
     "/signup",
     "/settings",

@@ -324,6 +324,7 @@ def test_no_page_breaks_its_content_security_policy(
         ("/live", f'.mini[data-id="{live.id}"]'),
         ("/archive?game=valaturna", f'article[data-game="{done.id}"]'),
         ("/archive/import", "#import-form"),
+        ("/dumps", "#readme"),
         (f"/games/{live.id}", "#board svg.active"),
         (f"/games/{done.id}", "#moves button"),  # the replay of a finished game
         (f"/games/{done.id}?ply=2", "#review-banner"),
