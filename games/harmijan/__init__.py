@@ -46,7 +46,10 @@ the code, n being the row of the ambiguity table):
 * The fast path for search: ``search_random_move`` draws a turn without listing them (a stone,
   then a destination, then a place, each uniformly among those that lead to a turn, so not
   uniform over turns); ``search_apply`` skips the check and the text. The Rules keeps the last 16
-  positions' slides, which the end-of-turn test [H10] and the next draw share.
+  positions' slides, which the end-of-turn test [H10] and the next draw share, and the last 16
+  colours' creatures (``turns.Creatures``, by stones): a turn updates the mover's creatures and a
+  bite the victim's rather than recomputing them, and whether a turn exists is asked first of the
+  stones last seen with one (the answer does not depend on the order).
 
 The modules, in the order they build on each other: ``state`` (``State``, ``Setup``, ``Turn``,
 ``Move``), ``turns`` (turn generation on :mod:`games.bitboard`, §4), ``shapes`` (canonical shapes

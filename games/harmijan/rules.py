@@ -31,7 +31,7 @@ from .notation import read_move, write_move
 from .shapes import ShapeClass
 from .state import COLOUR_IDS, PASS, Move, Setup, State, Turn, own_enemy
 from .steps import steps
-from .turns import Slides, has_turn, random_turn, turn_fault, turn_table, turns
+from .turns import Creatures, Slides, has_turn, random_turn, turn_fault, turn_table, turns
 
 
 class Rules(BaseRules[State, Move]):
@@ -64,7 +64,10 @@ class Rules(BaseRules[State, Move]):
         )
         # ... at most 16 positions' slides, which a search asks for twice per position (whether
         # the colour to move has a turn, then a random one) ...
-        self._slides = lru_cache(maxsize=16)(partial(Slides, self._geo))
+        self._slides = lru_cache(maxsize=16)(self._new_slides)
+        # ... at most 16 colours' creatures (by stones), each with its stones' views: a turn
+        # updates the mover's creatures, and a bite the victim's, rather than recomputing them ...
+        self._creature_memo: dict[int, Creatures] = {}
         # ... and at most 4096 shapes (normalised cells -> canonical shape; a game meets hundreds).
         self._shape_of: Callable[[tuple[Hex, ...]], tuple[Hex, ...]] = lru_cache(maxsize=4096)(
             canonical_shape
@@ -128,6 +131,7 @@ class Rules(BaseRules[State, Move]):
         colour = state.colour
         if isinstance(move, Turn):
             s, x, y = move
+            self._update_creatures(*own_enemy(state), move)
             stones = list(state.stones)
             grew = not stones[other(colour)] >> x & 1
             stones[other(colour)] &= ~(1 << x)  # [H5] a bite removes the enemy stone
@@ -250,6 +254,7 @@ class Rules(BaseRules[State, Move]):
     def bench_legal(self, state: State) -> int:
         """Every legal move, the position's slides computed afresh (the cache would flatter)."""
         self._slides.cache_clear()
+        self._creature_memo.clear()
         return sum(1 for _ in self.legal_moves(state))
 
     def search_random_move(self, state: State, rng: random.Random) -> Move:
@@ -268,6 +273,7 @@ class Rules(BaseRules[State, Move]):
             return self.apply(state, move)
         colour = state.colour
         s, x, y = move
+        self._update_creatures(*own_enemy(state), move)
         stones = list(state.stones)
         grew = not stones[other(colour)] >> x & 1
         stones[other(colour)] &= ~(1 << x)  # [H5] a bite removes the enemy stone
@@ -291,6 +297,36 @@ class Rules(BaseRules[State, Move]):
             for w in self._pairs:
                 if len({*b, *w}) == 4:
                     yield Setup(black=b, white=w)
+
+    def _creatures(self, own: int) -> Creatures:
+        """The creatures of the stones ``own`` (one colour's), kept or computed."""
+        known = self._creature_memo.get(own)
+        if known is None:
+            known = Creatures(self._geo, own)
+            self._keep(known)
+        return known
+
+    def _keep(self, creatures: Creatures) -> None:
+        """Remember ``creatures``, forgetting the oldest beyond 16."""
+        memo = self._creature_memo
+        memo.pop(creatures.own, None)  # the newest last
+        memo[creatures.own] = creatures
+        if len(memo) > 16:
+            del memo[next(iter(memo))]
+
+    def _update_creatures(self, own: int, enemy: int, move: Turn) -> None:
+        """Keep the creatures after ``move`` when those before it are known: the mover's updated
+        by the turn, the enemy's by the bite if there is one."""
+        s, x, y = move
+        mover = self._creature_memo.get(own)
+        if mover is not None:
+            self._keep(mover.after(s, x, y))
+        if enemy >> x & 1 and (victim := self._creature_memo.get(enemy)) is not None:
+            self._keep(victim.bitten(x))
+
+    def _new_slides(self, own: int, enemy: int) -> Slides:
+        """The slides of a position, on the kept creatures of the colour to move."""
+        return Slides(self._geo, own, enemy, self._creatures(own))
 
     def _check(self, state: State, move: Move, text: str | None) -> None:
         """IllegalMoveError unless ``move`` is legal in ``state``."""

@@ -8,6 +8,7 @@ components); its ``board`` gives hexgrid's integer tables (rays, steps by direct
 from __future__ import annotations
 
 import random
+from itertools import chain
 
 from ..bitboard import Bitboard, bits
 from .state import Turn
@@ -19,47 +20,86 @@ _ARCS = tuple(
 )
 
 
-class Slides:
-    """One colour's creatures on a board, and for each stone the data its slides and placements
-    need: the creatures without that stone, and where a cell touches one or two of them."""
+class Creatures:
+    """One colour's creatures, and for each of its stones the board that stone sees while it moves.
 
-    def __init__(self, geo: Bitboard, own: int, enemy: int) -> None:
+    A function of that colour's stones alone: ``Rules`` keeps it across positions, so the colour
+    whose stones the last turn left alone (no bite) finds its creatures, and every stone's view
+    without itself, as it left them two plies before.
+    """
+
+    def __init__(
+        self, geo: Bitboard, own: int, known: tuple[list[int], list[int]] | None = None
+    ) -> None:
+        """The creatures of ``own``; ``known``: already its creatures and their halos (each
+        creature dilated by :meth:`Bitboard.dilate`), in any order."""
         self.geo = geo
         board = geo.board  # hexgrid's integer tables, looked up once per position
         self.rays = board.rays
         self.step = board.step
         self.adjacent = board.adjacent
         self.own = own
-        self.enemy = enemy
-        self.creatures = geo.components(own)
-        self.dilated = [geo.dilate(c) for c in self.creatures]
-        self.label: dict[int, int] = {}
-        for n, creature in enumerate(self.creatures):
-            for i in bits(creature):
-                self.label[i] = n
-        # once/twice: cells touching at least one / at least two creatures, all but creature n
-        count = len(self.creatures)
-        pre_once = [0] * (count + 1)
-        pre_twice = [0] * (count + 1)
-        for n, d in enumerate(self.dilated):
-            pre_twice[n + 1] = pre_twice[n] | (pre_once[n] & d)
-            pre_once[n + 1] = pre_once[n] | d
-        self.pre = (pre_once, pre_twice)
-        post_once = [0] * (count + 1)
-        post_twice = [0] * (count + 1)
-        for n in range(count - 1, -1, -1):
-            d = self.dilated[n]
-            post_twice[n] = post_twice[n + 1] | (post_once[n + 1] & d)
-            post_once[n] = post_once[n + 1] | d
-        self.post = (post_once, post_twice)
+        if known is None:
+            self.creatures = geo.components(own)
+            self.dilated = [geo.dilate(c) for c in self.creatures]
+        else:
+            self.creatures, self.dilated = known
+        # cells touching at least one / two / three creatures: with creature n left out, a cell
+        # next to it counts one creature fewer, so no per-creature tables are needed
+        once = twice = thrice = movable = 0
+        for creature, d in zip(self.creatures, self.dilated, strict=True):
+            thrice |= twice & d
+            twice |= once & d
+            once |= d
+            if creature & (creature - 1):  # [H4] two or more stones, counted before the move
+                movable |= creature
+        self.once, self.twice, self.thrice = once, twice, thrice
+        self.movable = movable
+        # stones last seen with a turn: whether a turn exists is asked of them first, since a
+        # stone that could move two plies ago usually still can (the answer is the same)
+        self.hint = 0
         self._without: dict[int, _Without] = {}
 
-    def movable(self) -> int:
-        """The stones of creatures of two or more stones ([H4]: size before the move)."""
-        out = 0
-        for creature in self.creatures:
-            if creature & (creature - 1):
-                out |= creature
+    def index(self, stone: int) -> int:
+        """The number of the creature holding ``stone``."""
+        for n, creature in enumerate(self.creatures):
+            if creature >> stone & 1:
+                return n
+        raise ValueError(f"no creature holds cell {stone}")
+
+    def after(self, s: int, x: int, y: int) -> Creatures:
+        """The creatures after this colour's turn (s, x, y), updated rather than recomputed: the
+        creature of ``s`` falls into the pieces ``s`` leaves [H3], ``x`` joins the one creature it
+        touches [H2] and ``y`` the one it touches, if any [H7]."""
+        without = self.without(s)
+        n = without.n
+        creatures = [*self.creatures[:n], *self.creatures[n + 1 :], *without.parts]
+        dilated = [*self.dilated[:n], *self.dilated[n + 1 :], *without.pieces]
+        closed, near = self.geo.closed, self.geo.near
+        for cell in (x, y):
+            ring = near[cell]
+            for i, creature in enumerate(creatures):
+                if creature & ring:
+                    creatures[i] = creature | 1 << cell
+                    dilated[i] |= closed[cell]
+                    break
+            else:  # only y may start a creature of its own
+                creatures.append(1 << cell)
+                dilated.append(closed[cell])
+        own = (self.own & ~(1 << s)) | 1 << x | 1 << y
+        out = Creatures(self.geo, own, (creatures, dilated))
+        out.hint = (self.hint & ~(1 << s)) | 1 << x
+        return out
+
+    def bitten(self, x: int) -> Creatures:
+        """The creatures after the enemy bit the stone on ``x`` [H5]: its creature may split."""
+        n = self.index(x)
+        geo = self.geo
+        parts = geo.components(self.creatures[n] & ~(1 << x))
+        creatures = [*self.creatures[:n], *self.creatures[n + 1 :], *parts]
+        dilated = [*self.dilated[:n], *self.dilated[n + 1 :], *map(geo.dilate, parts)]
+        out = Creatures(geo, self.own & ~(1 << x), (creatures, dilated))
+        out.hint = self.hint & ~(1 << x)
         return out
 
     def without(self, s: int) -> _Without:
@@ -72,8 +112,9 @@ class Slides:
 
     def _compute_without(self, s: int) -> _Without:
         geo = self.geo
-        n = self.label[s]
+        n = self.index(s)
         creature = self.creatures[n]
+        halo = self.dilated[n]
         rest = creature & ~(1 << s)
         pattern = 0
         for d, j in enumerate(self.step[s]):
@@ -86,37 +127,47 @@ class Slides:
             for y in (s, *self.adjacent[s]):  # the cells of closed[s]
                 if not closed[y] & rest:
                     lost |= 1 << y
-            pieces = [self.dilated[n] & ~lost]
+            parts = [rest]
+            pieces = [halo & ~lost]
         else:  # [H3] the departure may split the creature
-            pieces = [geo.dilate(p) for p in geo.components(rest)]
-        (pre_once, pre_twice), (post_once, post_twice) = self.pre, self.post
-        once = pre_once[n] | post_once[n + 1]
-        twice = pre_twice[n] | post_twice[n + 1] | (pre_once[n] & post_once[n + 1])
+            parts = geo.components(rest)
+            pieces = [geo.dilate(p) for p in parts]
+        # the other creatures: a cell next to creature n touches one fewer of them
+        once = self.twice | (self.once & ~halo)
+        twice = self.thrice | (self.twice & ~halo)
         for d in pieces:
             twice |= once & d
             once |= d
-        return _Without(self, s, n, pieces, once & ~twice, twice)
+        return _Without(self, s, n, parts, pieces, once & ~twice, twice)
 
 
 class _Without:
-    """The slides and placements of the stone at ``s``."""
+    """The slides and placements of the stone at ``s``, whatever the enemy stones."""
 
     def __init__(
-        self, slides: Slides, s: int, n: int, pieces: list[int], one: int, two: int
+        self,
+        creatures: Creatures,
+        s: int,
+        n: int,
+        parts: list[int],
+        pieces: list[int],
+        one: int,
+        two: int,
     ) -> None:
-        self.slides = slides
+        self.creatures = creatures
         self.s = s
-        self.n = n
-        self.pieces = pieces
+        self.n = n  # the creature of s
+        self.parts = parts  # what is left of it without s, one or more creatures [H3]
+        self.pieces = pieces  # their halos
         self.one = one  # cells touching exactly one friendly creature
         self.two = two  # cells touching two or more
-        self.own = slides.own & ~(1 << s)
+        self.own = creatures.own & ~(1 << s)
 
-    def targets(self) -> int:
+    def targets(self, enemy: int) -> int:
         """The cells the stone can slide to (a bitset)."""
-        own, one, enemy = self.own, self.one, self.slides.enemy
+        own, one = self.own, self.one
         out = 0
-        for ray in self.slides.rays[self.s]:
+        for ray in self.creatures.rays[self.s]:
             for x in ray:
                 bit = 1 << x
                 # [H2] every entered cell, the end and a bite cell included, touches exactly one
@@ -127,9 +178,10 @@ class _Without:
                     break
         return out
 
-    def places(self, x: int) -> int:
+    def places(self, x: int, enemy: int) -> int:
         """The cells where the new stone may go after the slide to ``x`` (a bitset)."""
-        geo = self.slides.geo
+        creatures = self.creatures
+        geo = creatures.geo
         # [H8] the moved stone's creature after the move: x joined to the one creature it touches
         halo = 0
         for d in self.pieces:
@@ -138,13 +190,13 @@ class _Without:
                 break
         else:
             friend = (geo.near[x] & self.own).bit_length() - 1
-            halo = self.slides.dilated[self.slides.label[friend]]
+            halo = creatures.dilated[creatures.index(friend)]
         halo |= geo.closed[x]
-        stones = self.own | self.slides.enemy | 1 << x  # [H6] the vacated cell is empty
+        stones = self.own | enemy | 1 << x  # [H6] the vacated cell is empty
         # [H7] at most one neighbouring friendly creature: no merge
         allowed = ~(stones | halo | self.two)
         out = 0
-        for ray in self.slides.rays[x]:  # [H6] any of the six lines, no jumping
+        for ray in creatures.rays[x]:  # [H6] any of the six lines, no jumping
             for y in ray:
                 bit = 1 << y
                 if stones & bit:
@@ -153,16 +205,42 @@ class _Without:
         return out & allowed
 
 
+class Slides:
+    """The turns of one position: the mover's :class:`Creatures` against the enemy stones."""
+
+    def __init__(
+        self, geo: Bitboard, own: int, enemy: int, creatures: Creatures | None = None
+    ) -> None:
+        self.geo = geo
+        self.own = own
+        self.enemy = enemy
+        self.creatures = Creatures(geo, own) if creatures is None else creatures
+        self.dead = 0  # stones found to have no turn here
+
+    def movable(self) -> int:
+        """The stones of creatures of two or more stones ([H4]: size before the move)."""
+        return self.creatures.movable
+
+    def targets(self, s: int) -> int:
+        """The cells the stone at ``s`` can slide to (a bitset)."""
+        return self.creatures.without(s).targets(self.enemy)
+
+    def places(self, s: int, x: int) -> int:
+        """The cells where the new stone may go after the slide from ``s`` to ``x`` (a bitset)."""
+        return self.creatures.without(s).places(x, self.enemy)
+
+
 def turns(geo: Bitboard, own: int, enemy: int, slides: Slides | None = None) -> list[Turn]:
     """Every turn, sorted by (source, target, place) in reading order; ``slides`` if the caller
     has them."""
     if slides is None:
         slides = Slides(geo, own, enemy)
+    creatures = slides.creatures
     out = []
-    for s in bits(slides.movable()):
-        without = slides.without(s)
-        for x in bits(without.targets()):
-            for y in bits(without.places(x)):
+    for s in bits(creatures.movable):
+        without = creatures.without(s)
+        for x in bits(without.targets(enemy)):
+            for y in bits(without.places(x, enemy)):
                 # by position, the one exception: keywords cost a fifth of legal_moves here
                 out.append(Turn(s, x, y))  # source, target, place
     return out
@@ -172,39 +250,55 @@ def has_turn(geo: Bitboard, own: int, enemy: int, slides: Slides | None = None) 
     """Whether any turn exists (stops at the first one); ``slides`` if the caller has them."""
     if slides is None:
         slides = Slides(geo, own, enemy)
-    for s in bits(slides.movable()):
-        without = slides.without(s)
-        for x in bits(without.targets()):
-            if without.places(x):
+    creatures = slides.creatures
+    movable = creatures.movable
+    hint = creatures.hint & movable
+    for s in chain(bits(hint), bits(movable & ~hint)):
+        without = creatures.without(s)
+        for x in bits(without.targets(enemy)):
+            if without.places(x, enemy):
+                creatures.hint |= 1 << s
                 return True
+        slides.dead |= 1 << s
+        creatures.hint &= ~(1 << s)
     return False
 
 
 def random_turn(slides: Slides, rng: random.Random) -> Turn | None:
     """A random turn without listing them all: a stone uniformly among those that have a turn,
     then a destination uniformly among its destinations that leave a place, then a place
-    uniformly; None if there is no turn."""
-    stones = list(bits(slides.movable()))
-    rng.shuffle(stones)
-    for s in stones:
-        without = slides.without(s)
-        targets = list(bits(without.targets()))
-        rng.shuffle(targets)
-        for x in targets:
-            places = without.places(x)
+    uniformly; None if there is no turn.
+
+    Each choice draws among the candidates not yet refused until one leads to a turn: the same
+    distribution as taking the first that does in a shuffled order, without shuffling them all.
+    """
+    creatures, enemy = slides.creatures, slides.enemy
+    stones = list(bits(creatures.movable & ~slides.dead))  # the others are known to have none
+    while stones:
+        s = rng.choice(stones)
+        stones.remove(s)
+        without = creatures.without(s)
+        targets = list(bits(without.targets(enemy)))
+        while targets:
+            x = rng.choice(targets)
+            places = without.places(x, enemy)
             if places:
+                creatures.hint |= 1 << s
                 return Turn(s, x, rng.choice(list(bits(places))))
+            targets.remove(x)
+        slides.dead |= 1 << s
+        creatures.hint &= ~(1 << s)
     return None
 
 
 def turn_table(geo: Bitboard, own: int, enemy: int) -> dict[int, dict[int, int]]:
     """source -> target -> bitset of places, for step-wise entry (``Rules`` caches it across
     clicks)."""
-    slides = Slides(geo, own, enemy)
+    creatures = Creatures(geo, own)
     table: dict[int, dict[int, int]] = {}
-    for s in bits(slides.movable()):
-        without = slides.without(s)
-        targets = {x: p for x in bits(without.targets()) if (p := without.places(x))}
+    for s in bits(creatures.movable):
+        without = creatures.without(s)
+        targets = {x: p for x in bits(without.targets(enemy)) if (p := without.places(x, enemy))}
         if targets:
             table[s] = targets
     return table
@@ -225,9 +319,8 @@ def turn_fault(
         slides = Slides(geo, own, enemy)
     if not slides.movable() >> s & 1:
         return f"The stone on {names[s]} stands alone and cannot move", "H4"
-    without = slides.without(s)
-    if not without.targets() >> x & 1:
+    if not slides.targets(s) >> x & 1:
         return f"The stone on {names[s]} cannot slide to {names[x]}", "4"
-    if not without.places(x) >> y & 1:
+    if not slides.places(s, x) >> y & 1:
         return f"After {names[s]} to {names[x]}, no stone may be placed on {names[y]}", "4"
     return None

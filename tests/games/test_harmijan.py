@@ -29,6 +29,7 @@ from games.harmijan import (
     canon,
     classes_of,
 )
+from games.harmijan.turns import Creatures
 from games.hexgrid import DIRECTIONS, Hex
 from games.record import replay
 from tests.games.positions import harmijan_position as position
@@ -617,3 +618,33 @@ def test_position_caches_belong_to_each_rules_and_are_bounded() -> None:
     assert human._shape_of.cache_info().currsize == 0
     assert bot._turn_table.cache_info().maxsize == 64
     assert bot._shape_of.cache_info().maxsize == 4096
+
+
+def creature_data(creatures: Creatures) -> tuple[object, ...]:
+    """What a colour's creatures decide, independent of the order they are kept in."""
+    return (
+        creatures.own,
+        sorted(zip(creatures.creatures, creatures.dilated, strict=True)),
+        creatures.once,
+        creatures.twice,
+        creatures.thrice,
+        creatures.movable,
+    )
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(seed=st.integers(min_value=0, max_value=10**6), size=st.sampled_from([5, 6, 7]))
+def test_kept_creatures_equal_a_fresh_computation(seed: int, size: int) -> None:
+    """The creatures a turn or a bite updates in place of recomputing them are, after every ply of
+    random games on both paths, exactly those of a computation from the stones alone."""
+    rules = Rules(size=size)
+    rng = random.Random(seed)
+    for fast in (True, False):
+        state = rules.initial_state()
+        while rules.to_move(state) is not None:
+            if fast:
+                state = rules.search_apply(state, rules.search_random_move(state, rng))
+            else:
+                state = rules.apply(state, rules.random_move(state, rng))
+            for own, kept in rules._creature_memo.items():
+                assert creature_data(kept) == creature_data(Creatures(rules._geo, own))
