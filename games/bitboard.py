@@ -231,4 +231,40 @@ def lines(size: int) -> Lines:
     return Lines(board, width, bit, tuple(cell), mask(bit), shifts)
 
 
-__all__ = ["Bitboard", "Lines", "bitboard", "bits", "count", "lines", "lowest", "mask", "nth"]
+@cache  # one table per board size
+def one_run(size: int) -> tuple[frozenset[int], ...]:
+    """For each cell ``i`` of the board of side ``size``, the non-empty sets of its neighbours (as
+    masks) that form one run around it: removing ``i`` from a connected set whose cells next to
+    ``i`` are such a set leaves it connected, since each cell of a run touches the next. A set of
+    neighbours in two or more runs may or may not be joined elsewhere: only a flood can tell.
+
+    >>> b, runs = bitboard(2), one_run(2)  # the centre b2 is cell 3; a1, a2 are cells 0, 1
+    >>> mask((0, 1)) in runs[3], mask((0, 6)) in runs[3], 0 in runs[3]
+    (True, False, False)
+    """
+    board = hex_board(size)
+    out = []
+    for ring in board.step:  # the six neighbours in direction order, -1 off the board
+        runs = set()
+        for pattern in range(1, 64):
+            if any(pattern >> d & 1 and ring[d] < 0 for d in range(6)):
+                continue
+            starts = sum(1 for d in range(6) if pattern >> d & 1 and not pattern >> (d - 1) % 6 & 1)
+            if starts <= 1:  # one run, or the whole ring
+                runs.add(mask(ring[d] for d in range(6) if pattern >> d & 1))
+        out.append(frozenset(runs))
+    return tuple(out)
+
+
+__all__ = [
+    "Bitboard",
+    "Lines",
+    "bitboard",
+    "bits",
+    "count",
+    "lines",
+    "lowest",
+    "mask",
+    "nth",
+    "one_run",
+]

@@ -26,6 +26,11 @@ connected subsets of a group, so nothing here lists them eagerly:
   and for each capture its re-placement sets in lexicographic order of their sorted cell indices.
 * ``choices`` lists the distinct placement-and-capture choices and ``count_moves`` counts the legal
   moves (re-placement sets counted per component, not listed).
+* The fast path for search: ``search_random_move`` has ``random_move``'s distribution without its
+  shuffles (each choice drawn among the candidates not yet refused); ``search_apply`` skips the
+  check and the text. Each colour's groups and their rims are kept by stones and updated by the
+  stones a move adds or captures (``Geometry.grow``, ``Geometry.shrink``), and the standard
+  captures are kept by enemy group, so a position recomputes only what its move changed.
 * ``steps`` answers each next click: the placement, each captured stone in removal order, each
   re-placed stone in placement order; a click is offered only while a legal completion exists.
 

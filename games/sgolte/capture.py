@@ -41,34 +41,34 @@ class Room(NamedTuple):
 
 def big_groups(geo: Geometry, enemy: int) -> tuple[int, ...]:
     """Enemy groups that can be split (three stones or more)."""
-    return tuple(g for g in geo.components(enemy) if g.bit_count() >= 3)
+    return tuple(g for g in geo.groups(enemy).groups if g.bit_count() >= 3)
 
 
-def lines(geo: Geometry, enemy: int) -> tuple[Capture, ...]:
-    """Every legal standard capture, both directions of a line included, sorted so that the first
-    entry of each set is its canonical order (lowest first cell) [2] [3]."""
+def group_lines(geo: Geometry, group: int) -> tuple[Capture, ...]:
+    """The legal standard captures within one enemy group (connected, three stones or more), both
+    directions of a line included, unsorted [2] [3]. A group keeps them while it stands unchanged,
+    so :class:`~.search.Search` keeps them by group."""
     out: list[Capture] = []
-    step = geo.step
-    for group in big_groups(geo, enemy):
-        for c1 in bits(group):
-            rest = group & ~(1 << c1)
-            if geo.splits(rest):  # a single stone that splits: one capture, whatever the direction
-                out.append(Capture((c1,), 1 << c1))
-                continue
-            for d in range(6):
-                line = [c1]
-                left = rest
-                cell = step[c1][d]
-                while cell >= 0 and (left >> cell) & 1:
-                    line.append(cell)
-                    left &= ~(1 << cell)
-                    if not left:
-                        break  # [4] removing the whole group is not a split
-                    if geo.splits(left):
-                        out.append(Capture(tuple(line), group & ~left))
-                        break
-                    cell = step[cell][d]
-    out.sort()
+    step, near, runs, flood = geo.step, geo.near, geo.one_run, geo.flood
+    for c1 in bits(group):
+        rest = group & ~(1 << c1)
+        # the group stays connected when c1's neighbours in it form one run; else flood
+        if (near[c1] & rest) not in runs[c1] and flood(rest & -rest, rest) != rest:
+            out.append(Capture((c1,), 1 << c1))  # a single stone that splits: one capture
+            continue
+        for d in range(6):
+            line = [c1]
+            left = rest  # connected: no earlier removal split it
+            cell = step[c1][d]
+            while cell >= 0 and (left >> cell) & 1:
+                line.append(cell)
+                left &= ~(1 << cell)
+                if not left:
+                    break  # [4] removing the whole group is not a split
+                if (near[cell] & left) not in runs[cell] and flood(left & -left, left) != left:
+                    out.append(Capture(tuple(line), group & ~left))
+                    break
+                cell = step[cell][d]
     return tuple(out)
 
 
@@ -94,7 +94,7 @@ def removal_ok(geo: Geometry, group: int, order: Sequence[int]) -> bool:
 
 def after_capture(geo: Geometry, own: int, enemy: int, p: int, cap: int) -> Cleared:
     """The board B2: after the placement ``p`` and the removal of ``cap``."""
-    own2 = own | 1 << p
+    own2 = geo.grow(own, (p,))  # its groups follow from those of own
     return Cleared(own=own2, empty=geo.all & ~own2 & ~(enemy & ~cap))
 
 

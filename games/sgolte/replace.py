@@ -292,7 +292,9 @@ def random_replacement(
     for left in range(k, 0, -1):
         quiet = list(bits(empty & ~merging_cells(geo, own, empty)))
         rng.shuffle(quiet)
-        s = next(c for c in quiet if can_replace(geo, own | 1 << c, empty & ~(1 << c), left - 1))
+        s = next(
+            c for c in quiet if can_replace(geo, geo.grow(own, (c,)), empty & ~(1 << c), left - 1)
+        )
         placed.append(s)
         own |= 1 << s
         empty &= ~(1 << s)

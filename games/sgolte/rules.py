@@ -26,7 +26,7 @@ from ..pie import (
 )
 from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, other, seat_of
 from ..view import CellView, EffectRow, Effects, View, make_view, row_labels
-from .capture import after_capture, is_line, removal_ok
+from .capture import Capture, after_capture, is_line, removal_ok
 from .geometry import merging_cells, touch
 from .notation import canonical, read_move, write_move
 from .replace import canonical_order, count_sets, random_replacement, replacement_sets
@@ -67,6 +67,7 @@ class Rules(BaseRules[State, Move]):
         #: the searches, with this Rules' own bounded caches (see :mod:`.search`)
         self.search = Search(size, self.dense)
         self.geo = self.search.geo
+        self._board_cells = range(len(self.geo.names))
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its options (for worker processes): the caches start empty on the other side,
@@ -291,8 +292,9 @@ class Rules(BaseRules[State, Move]):
                 last_cells=(move.place,),
             )
         own, enemy = sides(state)
-        own |= 1 << p | mask(geo.parse(c) for c in move.replace)
-        enemy &= ~mask(geo.parse(c) for c in move.capture)
+        # the groups of both colours follow from those before the move
+        own = geo.grow(own, (p, *(geo.parse(c) for c in move.replace)))
+        enemy = geo.shrink(enemy, mask(geo.parse(c) for c in move.capture))
         phase = PLAY if self.search.has_turn(enemy, own) else OVER
         return State(
             stones=(own, enemy) if state.colour == BLACK else (enemy, own),
@@ -310,9 +312,12 @@ class Rules(BaseRules[State, Move]):
             return self.apply(state, move)
         geo = self.geo
         assert move.place is not None
+        by_name = geo.by_name
         own, enemy = sides(state)
-        own |= 1 << geo.parse(move.place) | mask(geo.parse(c) for c in move.replace)
-        enemy &= ~mask(geo.parse(c) for c in move.capture)
+        # the groups of both colours follow from those before the move
+        own = geo.grow(own, (by_name[move.place], *(by_name[c] for c in move.replace)))
+        if move.capture:
+            enemy = geo.shrink(enemy, mask(by_name[c] for c in move.capture))
         return State(
             stones=(own, enemy) if state.colour == BLACK else (enemy, own),
             phase=PLAY if self.search.has_turn(enemy, own) else OVER,
@@ -334,8 +339,9 @@ class Rules(BaseRules[State, Move]):
         return self._draw(state, rng, listing=True)
 
     def search_random_move(self, state: State, rng: random.Random) -> Move:
-        """``random_move``'s distribution, a standard capture drawn without listing the captures
-        of its placement (:meth:`.search.Search.random_capture`)."""
+        """``random_move``'s distribution, drawn more cheaply: the placement by drawing cells
+        among those not yet refused rather than shuffling them all, a standard capture without
+        listing the captures of its placement (:meth:`.search.Search.random_capture`)."""
         return self._draw(state, rng, listing=False)
 
     def _draw(self, state: State, rng: random.Random, listing: bool) -> Move:
@@ -348,27 +354,50 @@ class Rules(BaseRules[State, Move]):
         own, enemy = sides(state)
         empty = geo.all & ~own & ~enemy
         merging = merging_cells(geo, own, empty)
-        cells = list(bits(empty))
-        rng.shuffle(cells)
-        for p in cells:
-            if not (merging >> p) & 1:
-                return Move(place=geo.names[p])
-            if listing:  # the draws random_move has always made: seeded games stay the same
+        if listing:  # the draws random_move has always made: seeded games stay the same
+            cells = list(bits(empty))
+            rng.shuffle(cells)
+            for p in cells:
+                if not (merging >> p) & 1:
+                    return Move(place=geo.names[p])
                 caps = self.search.random_captures(own, enemy, p, rng)
-                found = rng.choice(caps) if caps else None
-            else:
+                if caps:
+                    return self._with_capture(own, enemy, p, rng.choice(caps), rng)
+        else:
+            # a cell uniformly among those not yet refused, until one is a legal placement: the
+            # same distribution as the first legal one of a shuffle, without shuffling them all
+            left = empty
+            while left:
+                p = self._pick(left, rng)
+                if not (merging >> p) & 1:
+                    return Move(place=geo.names[p])
+                left &= ~(1 << p)
                 found = self.search.random_capture(own, enemy, p, rng)
-            if found is None:
-                continue
-            cap = found
-            own2, empty2 = after_capture(geo, own, enemy, p, cap.cells)
-            placed = random_replacement(geo, own2, empty2, len(cap.order), rng)
-            return Move(
-                place=geo.names[p],
-                capture=geo.names_of(cap.order),
-                replace=geo.names_of(canonical_order(geo, own2, mask(placed))),
-            )
+                if found is not None:
+                    return self._with_capture(own, enemy, p, found, rng)
         raise IllegalMoveError("No legal move")  # unreachable: the phase says a turn exists
+
+    def _pick(self, cells: int, rng: random.Random) -> int:
+        """A cell of ``cells`` (not empty), uniformly: by drawing board cells until one is in it
+        while it holds a quarter of the board or more, else from the list of its cells."""
+        board = self._board_cells
+        if cells.bit_count() * 4 >= len(board):
+            while True:
+                p = rng.choice(board)
+                if (cells >> p) & 1:
+                    return p
+        return rng.choice(list(bits(cells)))
+
+    def _with_capture(self, own: int, enemy: int, p: int, cap: Capture, rng: random.Random) -> Move:
+        """The merging placement ``p`` with ``cap`` and random re-placements."""
+        geo = self.geo
+        own2, empty2 = after_capture(geo, own, enemy, p, cap.cells)
+        placed = random_replacement(geo, own2, empty2, len(cap.order), rng)
+        return Move(
+            place=geo.names[p],
+            capture=geo.names_of(cap.order),
+            replace=geo.names_of(canonical_order(geo, own2, mask(placed))),
+        )
 
     def bench_legal(self, state: State) -> int:
         """The server's per-position work, re-placement sets decided by existence and never listed:

@@ -23,7 +23,7 @@ from .capture import (
     dense_order,
     dense_sets,
     feasible,
-    lines,
+    group_lines,
 )
 from .geometry import Geometry, merging_cells
 from .replace import replace_options
@@ -44,7 +44,10 @@ class Search:
         self.dense = dense
         # Keyed by the enemy stones: one entry per position. Bound 1024 positions.
         self.big_groups = lru_cache(maxsize=1024)(partial(big_groups, geo))
-        self.lines = lru_cache(maxsize=1024)(partial(lines, geo))
+        self.lines = lru_cache(maxsize=1024)(self._lines)
+        # Keyed by an enemy group: most groups outlive many positions. Bound 16384 groups.
+        self.group_lines = lru_cache(maxsize=16384)(partial(group_lines, geo))
+        self.distinct_lines = lru_cache(maxsize=1024)(self._distinct_lines)
         # Keyed by (own, enemy, placement, capture): one per capture of a position, asked by every
         # click of it. Bound 16384 captures (a whole standard game on side 7 asks about 5,500).
         self.feasible = lru_cache(maxsize=16384)(partial(feasible, geo))
@@ -103,7 +106,7 @@ class Search:
                 dense_find(geo, own, enemy, p, group, list(bits(group)))
                 for group in self.big_groups(enemy)
             )
-        return any(self.feasible(own, enemy, p, line.cells) for line in self.lines(enemy))
+        return any(self.feasible(own, enemy, p, cells) for cells in self.distinct_lines(enemy))
 
     def has_turn(self, own: int, enemy: int) -> bool:
         """Whether the colour owning ``own`` has a legal turn, decided without listing moves."""
@@ -122,12 +125,29 @@ class Search:
         if self.dense:
             caps = self.random_captures(own, enemy, p, rng)
             return caps[0] if caps else None
-        candidates = list({line.cells: line for line in reversed(self.lines(enemy))}.values())
-        rng.shuffle(candidates)
-        for line in candidates:
+        # a line uniformly among those not yet refused, until one is feasible: the same
+        # distribution as the first feasible one of a shuffle, without shuffling them all
+        candidates = list(self.distinct_lines(enemy).values())
+        while candidates:
+            line = rng.choice(candidates)
             if self.feasible(own, enemy, p, line.cells):
                 return line
+            candidates.remove(line)
         return None
+
+    def _lines(self, enemy: int) -> tuple[Capture, ...]:
+        """Every legal standard capture, both directions of a line included, sorted so that the
+        first entry of each set is its canonical order (lowest first cell) [2] [3]; from the lines
+        kept for each group (:func:`.capture.group_lines`)."""
+        group_lines = self.group_lines
+        out = [line for group in self.big_groups(enemy) for line in group_lines(group)]
+        out.sort()
+        return tuple(out)
+
+    def _distinct_lines(self, enemy: int) -> dict[int, Capture]:
+        """The standard captures of ``enemy`` one per set of stones, each in its canonical order
+        (the first of :func:`.capture.lines` for that set); keyed by the set."""
+        return {line.cells: line for line in reversed(self.lines(enemy))}
 
     def random_captures(self, own: int, enemy: int, p: int, rng: random.Random) -> list[Capture]:
         """Legal captures of the merging placement ``p`` to draw one from: standard, all of them;

@@ -15,12 +15,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import games
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.hexgrid import DIRECTIONS, hex_board
 from games.record import replay
 from games.sgolte import BLACK, WHITE, Move, Rules, State
+from games.sgolte.capture import group_lines
+from games.sgolte.geometry import _group_rims
 
 DATA = Path(__file__).parent / "data"
 
@@ -518,3 +522,35 @@ def test_saved_records_replay(path: Path) -> None:
     r = rules(record["options"]["size"], record["options"]["variant"])
     outcome = r.outcome(state)
     assert outcome is not None and outcome.to_json() == record["result"]
+
+
+# --- kept structures ------------------------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=10**6),
+    size=st.sampled_from([5, 6, 7]),
+    variant=st.sampled_from(["standard", "dense"]),
+)
+def test_kept_groups_equal_a_fresh_computation(seed: int, size: int, variant: str) -> None:
+    """The groups and rims that a move's stones added (``grow``) or captured (``shrink``) update in
+    place of recomputing them are, after every ply of random games on both paths, exactly those of
+    a flood of the stones alone; so are the captures kept by group."""
+    r = rules(size, variant)
+    rng = random.Random(seed)
+    geo = r.geo
+    for fast in (True, False):
+        state = r.initial_state()
+        while r.to_move(state) is not None:
+            if fast:
+                state = r.search_apply(state, r.search_random_move(state, rng))
+            else:
+                state = r.apply(state, r.random_move(state, rng))
+            for own, kept in list(geo._groups.items()):
+                assert kept == _group_rims(geo._bb, own)
+            for stones in state.stones:
+                fresh = [g for g in geo.components(stones) if g.bit_count() >= 3]
+                assert r.search.lines(stones) == tuple(
+                    sorted(line for g in fresh for line in group_lines(geo, g))
+                )
