@@ -175,7 +175,7 @@ def group_contacts(geo: Geometry, own: int, cells: int) -> list[int]:
     return [a & cells for a in geo.rims(own)]
 
 
-def multi_touch(contacts: list[int]) -> int:
+def multi_touch(contacts: Iterable[int]) -> int:
     """Cells that appear in two or more of the contact sets (they touch two friendly groups)."""
     once = twice = 0
     for a in contacts:

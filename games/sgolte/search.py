@@ -25,7 +25,7 @@ from .capture import (
     feasible,
     group_lines,
 )
-from .geometry import Geometry, merging_cells
+from .geometry import Geometry, merging_cells, multi_touch
 from .replace import replace_options
 
 
@@ -48,6 +48,8 @@ class Search:
         # Keyed by an enemy group: most groups outlive many positions. Bound 16384 groups.
         self.group_lines = lru_cache(maxsize=16384)(partial(group_lines, geo))
         self.distinct_lines = lru_cache(maxsize=1024)(self._distinct_lines)
+        # the same sets, smallest first: whether a capture exists asks the likeliest first
+        self.line_sets = lru_cache(maxsize=1024)(self._line_sets)
         # Keyed by (own, enemy, placement, capture): one per capture of a position, asked by every
         # click of it. Bound 16384 captures (a whole standard game on side 7 asks about 5,500).
         self.feasible = lru_cache(maxsize=16384)(partial(feasible, geo))
@@ -106,7 +108,31 @@ class Search:
                 dense_find(geo, own, enemy, p, group, list(bits(group)))
                 for group in self.big_groups(enemy)
             )
-        return any(self.feasible(own, enemy, p, cells) for cells in self.distinct_lines(enemy))
+        quiet, merging = self._after_placement(own, enemy, p)
+        return any(
+            self._line_feasible(own, enemy, p, cells, quiet, merging)
+            for cells in self.line_sets(enemy)
+        )
+
+    def _after_placement(self, own: int, enemy: int, p: int) -> tuple[int, int]:
+        """After the merging placement ``p``: the old empty cells touching at most one friendly
+        group, and every cell touching two or more (whatever is captured, they stay so)."""
+        geo = self.geo
+        own2 = geo.grow(own, (p,))
+        merging = multi_touch(geo.rims(own2))
+        return geo.all & ~own2 & ~enemy & ~merging, merging
+
+    def _line_feasible(
+        self, own: int, enemy: int, p: int, cells: int, quiet: int, merging: int
+    ) -> bool:
+        """:meth:`feasible` for the line ``cells``, given :meth:`_after_placement`'s cells: the
+        re-placement needs as many cells touching at most one group as stones captured, and one
+        stone needs no more than one such cell [9]."""
+        k = cells.bit_count()
+        free = quiet | (cells & ~merging)
+        if k == 1:
+            return free != 0
+        return free.bit_count() >= k and self.feasible(own, enemy, p, cells)
 
     def has_turn(self, own: int, enemy: int) -> bool:
         """Whether the colour owning ``own`` has a legal turn, decided without listing moves."""
@@ -128,9 +154,10 @@ class Search:
         # a line uniformly among those not yet refused, until one is feasible: the same
         # distribution as the first feasible one of a shuffle, without shuffling them all
         candidates = list(self.distinct_lines(enemy).values())
+        quiet, merging = self._after_placement(own, enemy, p)
         while candidates:
             line = rng.choice(candidates)
-            if self.feasible(own, enemy, p, line.cells):
+            if self._line_feasible(own, enemy, p, line.cells, quiet, merging):
                 return line
             candidates.remove(line)
         return None
@@ -148,6 +175,10 @@ class Search:
         """The standard captures of ``enemy`` one per set of stones, each in its canonical order
         (the first of :func:`.capture.lines` for that set); keyed by the set."""
         return {line.cells: line for line in reversed(self.lines(enemy))}
+
+    def _line_sets(self, enemy: int) -> tuple[int, ...]:
+        """The sets of stones of the standard captures of ``enemy``, smallest first."""
+        return tuple(sorted(self.distinct_lines(enemy), key=int.bit_count))
 
     def random_captures(self, own: int, enemy: int, p: int, rng: random.Random) -> list[Capture]:
         """Legal captures of the merging placement ``p`` to draw one from: standard, all of them;

@@ -19,12 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import games
+from games.bitboard import bits
 from games.errors import IllegalMoveError, InvalidMoveError
 from games.hexgrid import DIRECTIONS, hex_board
 from games.record import replay
 from games.sgolte import BLACK, WHITE, Move, Rules, State
-from games.sgolte.capture import group_lines
-from games.sgolte.geometry import _group_rims
+from games.sgolte.capture import feasible, group_lines
+from games.sgolte.geometry import _group_rims, merging_cells
 
 DATA = Path(__file__).parent / "data"
 
@@ -554,3 +555,21 @@ def test_kept_groups_equal_a_fresh_computation(seed: int, size: int, variant: st
                 assert r.search.lines(stones) == tuple(
                     sorted(line for g in fresh for line in group_lines(geo, g))
                 )
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(min_value=0, max_value=10**6), fill=st.floats(0.8, 1.0))
+def test_the_quick_line_test_agrees_with_the_full_search(seed: int, fill: float) -> None:
+    """The shortcut of the existence searches (enough cells touching at most one group; one
+    stone needs one) decides every line of every merging placement as the full search does."""
+    r = rules()
+    rng = random.Random(seed)
+    state = random_position(rng, r, fill * 0.55, fill * 0.45)
+    srch, geo = r.search, r.geo
+    own, enemy = state.stones[state.colour], state.stones[state.colour ^ 1]
+    empty = geo.all & ~own & ~enemy
+    for p in bits(merging_cells(geo, own, empty)):
+        quiet, merging = srch._after_placement(own, enemy, p)
+        for cells in srch.line_sets(enemy):
+            quick = srch._line_feasible(own, enemy, p, cells, quiet, merging)
+            assert quick == feasible(geo, own, enemy, p, cells)
