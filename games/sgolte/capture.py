@@ -50,6 +50,9 @@ def group_lines(geo: Geometry, group: int) -> tuple[Capture, ...]:
     so :class:`~.search.Search` keeps them by group."""
     out: list[Capture] = []
     step, near, runs, flood = geo.step, geo.near, geo.one_run, geo.flood
+    # whether what is left of the group after a run of removals is in one piece: a line and its
+    # reverse leave the same stones, so each is flooded once
+    split: dict[int, bool] = {}
     for c1 in bits(group):
         rest = group & ~(1 << c1)
         # the group stays connected when c1's neighbours in it form one run; else flood
@@ -65,9 +68,13 @@ def group_lines(geo: Geometry, group: int) -> tuple[Capture, ...]:
                 left &= ~(1 << cell)
                 if not left:
                     break  # [4] removing the whole group is not a split
-                if (near[cell] & left) not in runs[cell] and flood(left & -left, left) != left:
-                    out.append(Capture(tuple(line), group & ~left))
-                    break
+                if (near[cell] & left) not in runs[cell]:
+                    apart = split.get(left)
+                    if apart is None:
+                        apart = split[left] = flood(left & -left, left) != left
+                    if apart:
+                        out.append(Capture(tuple(line), group & ~left))
+                        break
                 cell = step[cell][d]
     return tuple(out)
 
