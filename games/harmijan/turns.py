@@ -8,16 +8,17 @@ components); its ``board`` gives hexgrid's integer tables (rays, steps by direct
 from __future__ import annotations
 
 import random
+from functools import cache
 from itertools import chain
 
-from ..bitboard import Bitboard, bits
+from ..bitboard import Bitboard, bits, one_run
 from .state import Turn
 
-# arcs[pattern]: how many separate runs of friendly neighbours a 6-bit ring pattern has; a stone
-# whose friendly neighbours form one run leaves its creature connected when it moves away
-_ARCS = tuple(
-    max(1, sum(1 for d in range(6) if p >> d & 1 and not p >> (d - 1) % 6 & 1)) for p in range(64)
-)
+
+@cache  # one table per board size
+def _ray_bits(geo: Bitboard) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """``rays`` of the board as single-bit masks: the walks below test each cell by its bit."""
+    return tuple(tuple(tuple(1 << j for j in ray) for ray in rays) for rays in geo.board.rays)
 
 
 class Creatures:
@@ -29,21 +30,26 @@ class Creatures:
     """
 
     def __init__(
-        self, geo: Bitboard, own: int, known: tuple[list[int], list[int]] | None = None
+        self, geo: Bitboard, own: int, known: tuple[list[int], list[int], list[int]] | None = None
     ) -> None:
-        """The creatures of ``own``; ``known``: already its creatures and their halos (each
-        creature dilated by :meth:`Bitboard.dilate`), in any order."""
+        """The creatures of ``own``; ``known``: already its creatures, their halos (each creature
+        dilated by :meth:`Bitboard.dilate`) and for each cell the number of its creature (-1 for
+        none), the creatures in any order."""
         self.geo = geo
         board = geo.board  # hexgrid's integer tables, looked up once per position
-        self.rays = board.rays
-        self.step = board.step
+        self.rays = _ray_bits(geo)
+        self.runs = one_run(board.n)
         self.adjacent = board.adjacent
         self.own = own
         if known is None:
             self.creatures = geo.components(own)
             self.dilated = [geo.dilate(c) for c in self.creatures]
+            self.label = [-1] * len(geo.near)
+            for n, creature in enumerate(self.creatures):
+                for i in bits(creature):
+                    self.label[i] = n
         else:
-            self.creatures, self.dilated = known
+            self.creatures, self.dilated, self.label = known
         # cells touching at least one / two / three creatures: with creature n left out, a cell
         # next to it counts one creature fewer, so no per-creature tables are needed
         once = twice = thrice = movable = 0
@@ -62,45 +68,65 @@ class Creatures:
 
     def index(self, stone: int) -> int:
         """The number of the creature holding ``stone``."""
-        for n, creature in enumerate(self.creatures):
-            if creature >> stone & 1:
-                return n
-        raise ValueError(f"no creature holds cell {stone}")
+        n = self.label[stone]
+        if n < 0:
+            raise ValueError(f"no creature holds cell {stone}")
+        return n
 
     def after(self, s: int, x: int, y: int) -> Creatures:
         """The creatures after this colour's turn (s, x, y), updated rather than recomputed: the
         creature of ``s`` falls into the pieces ``s`` leaves [H3], ``x`` joins the one creature it
         touches [H2] and ``y`` the one it touches, if any [H7]."""
         without = self.without(s)
-        n = without.n
-        creatures = [*self.creatures[:n], *self.creatures[n + 1 :], *without.parts]
-        dilated = [*self.dilated[:n], *self.dilated[n + 1 :], *without.pieces]
+        creatures, dilated, label = self.creatures.copy(), self.dilated.copy(), self.label.copy()
+        label[s] = -1
+        _replace(creatures, dilated, label, without.n, without.parts, without.pieces)
         closed, near = self.geo.closed, self.geo.near
+        own = self.own & ~(1 << s)
         for cell in (x, y):
-            ring = near[cell]
-            for i, creature in enumerate(creatures):
-                if creature & ring:
-                    creatures[i] = creature | 1 << cell
-                    dilated[i] |= closed[cell]
-                    break
+            friends = near[cell] & own  # all in one creature [H2] [H7]
+            if friends:
+                m = label[(friends & -friends).bit_length() - 1]
+                creatures[m] |= 1 << cell
+                dilated[m] |= closed[cell]
             else:  # only y may start a creature of its own
+                m = len(creatures)
                 creatures.append(1 << cell)
                 dilated.append(closed[cell])
-        own = (self.own & ~(1 << s)) | 1 << x | 1 << y
-        out = Creatures(self.geo, own, (creatures, dilated))
+            label[cell] = m
+            own |= 1 << cell
+        out = Creatures(self.geo, own, (creatures, dilated, label))
         out.hint = (self.hint & ~(1 << s)) | 1 << x
         return out
 
     def bitten(self, x: int) -> Creatures:
         """The creatures after the enemy bit the stone on ``x`` [H5]: its creature may split."""
-        n = self.index(x)
-        geo = self.geo
-        parts = geo.components(self.creatures[n] & ~(1 << x))
-        creatures = [*self.creatures[:n], *self.creatures[n + 1 :], *parts]
-        dilated = [*self.dilated[:n], *self.dilated[n + 1 :], *map(geo.dilate, parts)]
-        out = Creatures(geo, self.own & ~(1 << x), (creatures, dilated))
+        n = self.label[x]
+        creatures, dilated, label = self.creatures.copy(), self.dilated.copy(), self.label.copy()
+        label[x] = -1
+        parts, pieces = self._remove(x)
+        _replace(creatures, dilated, label, n, parts, pieces)
+        out = Creatures(self.geo, self.own & ~(1 << x), (creatures, dilated, label))
         out.hint = self.hint & ~(1 << x)
         return out
+
+    def _remove(self, s: int) -> tuple[list[int], list[int]]:
+        """What is left of the creature of ``s`` without it (none, one or more creatures [H3]),
+        and their halos."""
+        geo = self.geo
+        n = self.label[s]
+        rest = self.creatures[n] & ~(1 << s)
+        if (geo.near[s] & rest) in self.runs[s]:
+            # its other stones next to s form one run, so it stays one creature: its halo loses
+            # only cells that touched s alone
+            lost = 0
+            closed = geo.closed
+            for y in (s, *self.adjacent[s]):  # the cells of closed[s]
+                if not closed[y] & rest:
+                    lost |= 1 << y
+            return [rest], [self.dilated[n] & ~lost]
+        parts = geo.components(rest)
+        return parts, [geo.dilate(p) for p in parts]
 
     def without(self, s: int) -> _Without:
         """The board seen by the stone at ``s`` while it moves ([H1]: counted without it);
@@ -111,34 +137,43 @@ class Creatures:
         return known
 
     def _compute_without(self, s: int) -> _Without:
-        geo = self.geo
-        n = self.index(s)
-        creature = self.creatures[n]
-        halo = self.dilated[n]
-        rest = creature & ~(1 << s)
-        pattern = 0
-        for d, j in enumerate(self.step[s]):
-            if j >= 0 and rest >> j & 1:
-                pattern |= 1 << d
-        if _ARCS[pattern] == 1:
-            # [H3] still one creature: its halo loses only cells that touched s alone
-            lost = 0
-            closed = geo.closed
-            for y in (s, *self.adjacent[s]):  # the cells of closed[s]
-                if not closed[y] & rest:
-                    lost |= 1 << y
-            parts = [rest]
-            pieces = [halo & ~lost]
-        else:  # [H3] the departure may split the creature
-            parts = geo.components(rest)
-            pieces = [geo.dilate(p) for p in parts]
+        n = self.label[s]
+        parts, pieces = self._remove(s)
         # the other creatures: a cell next to creature n touches one fewer of them
+        halo = self.dilated[n]
         once = self.twice | (self.once & ~halo)
         twice = self.thrice | (self.twice & ~halo)
         for d in pieces:
             twice |= once & d
             once |= d
         return _Without(self, s, n, parts, pieces, once & ~twice, twice)
+
+
+def _replace(
+    creatures: list[int],
+    dilated: list[int],
+    label: list[int],
+    n: int,
+    parts: list[int],
+    pieces: list[int],
+) -> None:
+    """Put ``parts`` (with their halos ``pieces``) in the place of creature ``n``, relabelling
+    the cells that change creature; with no parts, the last creature takes its place."""
+    if not parts:
+        last = creatures.pop()
+        halo = dilated.pop()
+        if n < len(creatures):
+            creatures[n], dilated[n] = last, halo
+            for i in bits(last):
+                label[i] = n
+        return
+    creatures[n], dilated[n] = parts[0], pieces[0]
+    for part, piece in zip(parts[1:], pieces[1:], strict=True):
+        m = len(creatures)
+        creatures.append(part)
+        dilated.append(piece)
+        for i in bits(part):
+            label[i] = m
 
 
 class _Without:
@@ -162,16 +197,16 @@ class _Without:
         self.one = one  # cells touching exactly one friendly creature
         self.two = two  # cells touching two or more
         self.own = creatures.own & ~(1 << s)
+        # [H2] every entered cell, the end and a bite cell included, touches exactly one creature
+        self.stop = self.own | ~one
 
     def targets(self, enemy: int) -> int:
         """The cells the stone can slide to (a bitset)."""
-        own, one = self.own, self.one
+        stop = self.stop
         out = 0
         for ray in self.creatures.rays[self.s]:
-            for x in ray:
-                bit = 1 << x
-                # [H2] every entered cell, the end and a bite cell included, touches exactly one
-                if own & bit or not one & bit:
+            for bit in ray:
+                if stop & bit:
                     break
                 out |= bit
                 if enemy & bit:  # [H5] a bite ends the slide
@@ -190,15 +225,14 @@ class _Without:
                 break
         else:
             friend = (geo.near[x] & self.own).bit_length() - 1
-            halo = creatures.dilated[creatures.index(friend)]
+            halo = creatures.dilated[creatures.label[friend]]
         halo |= geo.closed[x]
         stones = self.own | enemy | 1 << x  # [H6] the vacated cell is empty
         # [H7] at most one neighbouring friendly creature: no merge
         allowed = ~(stones | halo | self.two)
         out = 0
         for ray in creatures.rays[x]:  # [H6] any of the six lines, no jumping
-            for y in ray:
-                bit = 1 << y
+            for bit in ray:
                 if stones & bit:
                     break
                 out |= bit

@@ -648,3 +648,9 @@ def test_kept_creatures_equal_a_fresh_computation(seed: int, size: int) -> None:
                 state = rules.apply(state, rules.random_move(state, rng))
             for own, kept in rules._creature_memo.items():
                 assert creature_data(kept) == creature_data(Creatures(rules._geo, own))
+                labels = [-1] * len(kept.label)
+                for n, creature in enumerate(kept.creatures):
+                    for i in range(len(labels)):
+                        if creature >> i & 1:
+                            labels[i] = n
+                assert kept.label == labels
