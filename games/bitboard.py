@@ -43,6 +43,21 @@ def bits(m: int) -> Iterator[int]:
         m ^= low
 
 
+def bit_list(m: int) -> list[int]:
+    """The set bits of ``m``, lowest first, as a list: ``list(bits(m))`` without a generator's
+    cost, for hot loops.
+
+    >>> bit_list(0b10110)
+    [1, 2, 4]
+    """
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
 def mask(cells: Iterable[int]) -> int:
     """The set of ``cells`` (bit indices)."""
     out = 0
@@ -259,6 +274,7 @@ def one_run(size: int) -> tuple[frozenset[int], ...]:
 __all__ = [
     "Bitboard",
     "Lines",
+    "bit_list",
     "bitboard",
     "bits",
     "count",

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import random
 from functools import cache
-from itertools import chain
 
-from ..bitboard import Bitboard, bits, one_run
+from ..bitboard import Bitboard, bit_list, bits, one_run
 from .state import Turn
 
 
@@ -287,9 +286,9 @@ def has_turn(geo: Bitboard, own: int, enemy: int, slides: Slides | None = None) 
     creatures = slides.creatures
     movable = creatures.movable
     hint = creatures.hint & movable
-    for s in chain(bits(hint), bits(movable & ~hint)):
+    for s in bit_list(hint) + bit_list(movable & ~hint):
         without = creatures.without(s)
-        for x in bits(without.targets(enemy)):
+        for x in bit_list(without.targets(enemy)):
             if without.places(x, enemy):
                 creatures.hint |= 1 << s
                 return True
@@ -307,18 +306,18 @@ def random_turn(slides: Slides, rng: random.Random) -> Turn | None:
     distribution as taking the first that does in a shuffled order, without shuffling them all.
     """
     creatures, enemy = slides.creatures, slides.enemy
-    stones = list(bits(creatures.movable & ~slides.dead))  # the others are known to have none
+    stones = bit_list(creatures.movable & ~slides.dead)  # the others are known to have none
     while stones:
         s = rng.choice(stones)
         stones.remove(s)
         without = creatures.without(s)
-        targets = list(bits(without.targets(enemy)))
+        targets = bit_list(without.targets(enemy))
         while targets:
             x = rng.choice(targets)
             places = without.places(x, enemy)
             if places:
                 creatures.hint |= 1 << s
-                return Turn(s, x, rng.choice(list(bits(places))))
+                return Turn(s, x, rng.choice(bit_list(places)))
             targets.remove(x)
         slides.dead |= 1 << s
         creatures.hint &= ~(1 << s)
