@@ -14,7 +14,7 @@ import random
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from ..bitboard import bits, lowest, mask
+from ..bitboard import bit_list, bits, lowest, mask
 from .geometry import Geometry, group_contacts, merging_cells, multi_touch
 
 
@@ -285,17 +285,30 @@ def canonical_order(geo: Geometry, own: int, s: int) -> tuple[int, ...]:
 
 
 def random_replacement(
-    geo: Geometry, own: int, empty: int, k: int, rng: random.Random
+    geo: Geometry, own: int, empty: int, k: int, rng: random.Random, shuffle: bool = True
 ) -> list[int]:
-    """Re-placement cells chosen at random, one by one, each keeping a completion possible."""
+    """Re-placement cells chosen at random, one by one, each keeping a completion possible: each
+    uniformly among the cells touching at most one group that keep one. ``shuffle``: the first such
+    cell of a shuffled list (the draws ``random_move`` has always made); else drawn among the cells
+    not yet refused, which is the same distribution without shuffling them all."""
     placed = []
     for left in range(k, 0, -1):
-        quiet = list(bits(empty & ~merging_cells(geo, own, empty)))
-        rng.shuffle(quiet)
-        s = next(
-            c for c in quiet if can_replace(geo, geo.grow(own, (c,)), empty & ~(1 << c), left - 1)
-        )
+        quiet = bit_list(empty & ~merging_cells(geo, own, empty))
+        if shuffle:
+            rng.shuffle(quiet)
+            s = next(c for c in quiet if _keeps_room(geo, own, empty, c, left - 1))
+        else:
+            while True:
+                s = rng.choice(quiet)
+                if _keeps_room(geo, own, empty, s, left - 1):
+                    break
+                quiet.remove(s)
         placed.append(s)
         own |= 1 << s
         empty &= ~(1 << s)
     return placed
+
+
+def _keeps_room(geo: Geometry, own: int, empty: int, c: int, k: int) -> bool:
+    """Whether ``k`` more stones can be re-placed after one on ``c``."""
+    return can_replace(geo, geo.grow(own, (c,)), empty & ~(1 << c), k)

@@ -362,7 +362,7 @@ class Rules(BaseRules[State, Move]):
                     return Move(place=geo.names[p])
                 caps = self.search.random_captures(own, enemy, p, rng)
                 if caps:
-                    return self._with_capture(own, enemy, p, rng.choice(caps), rng)
+                    return self._with_capture(own, enemy, p, rng.choice(caps), rng, True)
         else:
             # a cell uniformly among those not yet refused, until one is a legal placement: the
             # same distribution as the first legal one of a shuffle, without shuffling them all
@@ -374,7 +374,7 @@ class Rules(BaseRules[State, Move]):
                 left &= ~(1 << p)
                 found = self.search.random_capture(own, enemy, p, rng)
                 if found is not None:
-                    return self._with_capture(own, enemy, p, found, rng)
+                    return self._with_capture(own, enemy, p, found, rng, False)
         raise IllegalMoveError("No legal move")  # unreachable: the phase says a turn exists
 
     def _pick(self, cells: int, rng: random.Random) -> int:
@@ -388,11 +388,14 @@ class Rules(BaseRules[State, Move]):
                     return p
         return rng.choice(list(bits(cells)))
 
-    def _with_capture(self, own: int, enemy: int, p: int, cap: Capture, rng: random.Random) -> Move:
-        """The merging placement ``p`` with ``cap`` and random re-placements."""
+    def _with_capture(
+        self, own: int, enemy: int, p: int, cap: Capture, rng: random.Random, shuffle: bool
+    ) -> Move:
+        """The merging placement ``p`` with ``cap`` and random re-placements (``shuffle``: drawn
+        as ``random_move`` always has, see :func:`.replace.random_replacement`)."""
         geo = self.geo
         own2, empty2 = after_capture(geo, own, enemy, p, cap.cells)
-        placed = random_replacement(geo, own2, empty2, len(cap.order), rng)
+        placed = random_replacement(geo, own2, empty2, len(cap.order), rng, shuffle)
         return Move(
             place=geo.names[p],
             capture=geo.names_of(cap.order),
