@@ -20,6 +20,12 @@ def _ray_bits(geo: Bitboard) -> tuple[tuple[tuple[int, ...], ...], ...]:
     return tuple(tuple(tuple(1 << j for j in ray) for ray in rays) for rays in geo.board.rays)
 
 
+@cache  # one table per board size
+def _around(geo: Bitboard) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """For each cell, each neighbour's closed neighbourhood and bit."""
+    return tuple(tuple((geo.closed[j], 1 << j) for j in row) for row in geo.board.adjacent)
+
+
 class Creatures:
     """One colour's creatures, and for each of its stones the board that stone sees while it moves.
 
@@ -38,7 +44,7 @@ class Creatures:
         board = geo.board  # hexgrid's integer tables, looked up once per position
         self.rays = _ray_bits(geo)
         self.runs = one_run(board.n)
-        self.adjacent = board.adjacent
+        self.around = _around(geo)
         self.own = own
         if known is None:
             self.creatures = geo.components(own)
@@ -60,6 +66,7 @@ class Creatures:
                 movable |= creature
         self.once, self.twice, self.thrice = once, twice, thrice
         self.movable = movable
+        self.stones = bit_list(movable)  # the same, listed once for the searches
         # stones last seen with a turn: whether a turn exists is asked of them first, since a
         # stone that could move two plies ago usually still can (the answer is the same)
         self.hint = 0
@@ -118,11 +125,11 @@ class Creatures:
         if (geo.near[s] & rest) in self.runs[s]:
             # its other stones next to s form one run, so it stays one creature: its halo loses
             # only cells that touched s alone
+            # (s itself still touches the rest): the neighbours of s next to none of the rest
             lost = 0
-            closed = geo.closed
-            for y in (s, *self.adjacent[s]):  # the cells of closed[s]
-                if not closed[y] & rest:
-                    lost |= 1 << y
+            for around, bit in self.around[s]:
+                if not around & rest:
+                    lost |= bit
             return [rest], [self.dilated[n] & ~lost]
         parts = geo.components(rest)
         return parts, [geo.dilate(p) for p in parts]
@@ -284,16 +291,20 @@ def has_turn(geo: Bitboard, own: int, enemy: int, slides: Slides | None = None) 
     if slides is None:
         slides = Slides(geo, own, enemy)
     creatures = slides.creatures
-    movable = creatures.movable
-    hint = creatures.hint & movable
-    for s in bit_list(hint) + bit_list(movable & ~hint):
-        without = creatures.without(s)
-        for x in bit_list(without.targets(enemy)):
-            if without.places(x, enemy):
-                creatures.hint |= 1 << s
-                return True
-        slides.dead |= 1 << s
-        creatures.hint &= ~(1 << s)
+    hint = creatures.hint & creatures.movable
+    for first in (True, False):
+        if first:
+            stones = bit_list(hint)
+        else:
+            stones = [s for s in creatures.stones if not hint >> s & 1]
+        for s in stones:
+            without = creatures.without(s)
+            for x in bit_list(without.targets(enemy)):
+                if without.places(x, enemy):
+                    creatures.hint |= 1 << s
+                    return True
+            slides.dead |= 1 << s
+            creatures.hint &= ~(1 << s)
     return False
 
 
@@ -306,7 +317,8 @@ def random_turn(slides: Slides, rng: random.Random) -> Turn | None:
     distribution as taking the first that does in a shuffled order, without shuffling them all.
     """
     creatures, enemy = slides.creatures, slides.enemy
-    stones = bit_list(creatures.movable & ~slides.dead)  # the others are known to have none
+    dead = slides.dead  # stones known to have no turn here
+    stones = [s for s in creatures.stones if not dead >> s & 1] if dead else creatures.stones[:]
     while stones:
         s = rng.choice(stones)
         stones.remove(s)
