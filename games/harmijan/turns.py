@@ -72,13 +72,6 @@ class Creatures:
         self.hint = 0
         self._without: dict[int, _Without] = {}
 
-    def index(self, stone: int) -> int:
-        """The number of the creature holding ``stone``."""
-        n = self.label[stone]
-        if n < 0:
-            raise ValueError(f"no creature holds cell {stone}")
-        return n
-
     def after(self, s: int, x: int, y: int) -> Creatures:
         """The creatures after this colour's turn (s, x, y), updated rather than recomputed: the
         creature of ``s`` falls into the pieces ``s`` leaves [H3], ``x`` joins the one creature it

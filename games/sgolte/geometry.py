@@ -17,7 +17,7 @@ from ..bitboard import Bitboard, bitboard, one_run
 
 
 class Geometry:
-    """One ``Rules``' board: the shared tables of its size, plus a bounded cache of group rims.
+    """One ``Rules``' board: the shared tables of its size, plus the groups and rims it keeps.
 
     Built per ``Rules`` rather than per size so that the cache of one game (or of a bot's millions of
     positions) never evicts the entries of another.

@@ -618,6 +618,8 @@ def test_position_caches_belong_to_each_rules_and_are_bounded() -> None:
     assert human._shape_of.cache_info().currsize == 0
     assert bot._turn_table.cache_info().maxsize == 64
     assert bot._shape_of.cache_info().maxsize == 4096
+    assert 0 < len(bot._creature_memo) <= 16
+    assert not human._creature_memo
 
 
 def creature_data(creatures: Creatures) -> tuple[object, ...]:
