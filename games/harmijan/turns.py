@@ -178,6 +178,9 @@ def _replace(
 class _Without:
     """The slides and placements of the stone at ``s``, whatever the enemy stones."""
 
+    # slots: a position builds several of these, and their fields are read in the hot loops
+    __slots__ = ("creatures", "n", "one", "own", "parts", "pieces", "s", "stop", "two")
+
     def __init__(
         self,
         creatures: Creatures,
