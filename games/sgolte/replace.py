@@ -310,5 +310,5 @@ def random_replacement(
 
 
 def _keeps_room(geo: Geometry, own: int, empty: int, c: int, k: int) -> bool:
-    """Whether ``k`` more stones can be re-placed after one on ``c``."""
-    return can_replace(geo, geo.grow(own, (c,)), empty & ~(1 << c), k)
+    """Whether ``k`` more stones can be re-placed after one on ``c`` (none more always can)."""
+    return k == 0 or can_replace(geo, geo.grow(own, (c,)), empty & ~(1 << c), k)
