@@ -319,8 +319,8 @@ class Rules(BaseRules[State, Move]):
         by the turn, the enemy's by the bite if there is one."""
         s, x, y = move
         mover = self._creature_memo.get(own)
-        if mover is not None:
-            self._keep(mover.after(s, x, y))
+        if mover is not None and (after := mover.after(s, x, y)) is not None:
+            self._keep(after)
         if enemy >> x & 1 and (victim := self._creature_memo.get(enemy)) is not None:
             self._keep(victim.bitten(x))
 

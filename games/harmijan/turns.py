@@ -72,10 +72,13 @@ class Creatures:
         self.hint = 0
         self._without: dict[int, _Without] = {}
 
-    def after(self, s: int, x: int, y: int) -> Creatures:
+    def after(self, s: int, x: int, y: int) -> Creatures | None:
         """The creatures after this colour's turn (s, x, y), updated rather than recomputed: the
         creature of ``s`` falls into the pieces ``s`` leaves [H3], ``x`` joins the one creature it
-        touches [H2] and ``y`` the one it touches, if any [H7]."""
+        touches [H2] and ``y`` the one it touches, if any [H7]. None if that does not hold (a
+        search may apply a move unchecked: a wrong one must not leave wrong creatures kept)."""
+        if not self.movable >> s & 1 or x == y or (self.own & ~(1 << s)) >> x & 1:
+            return None
         without = self.without(s)
         creatures, dilated, label = self.creatures.copy(), self.dilated.copy(), self.label.copy()
         label[s] = -1
@@ -83,12 +86,18 @@ class Creatures:
         closed, near = self.geo.closed, self.geo.near
         own = self.own & ~(1 << s)
         for cell in (x, y):
+            if own >> cell & 1:
+                return None
             friends = near[cell] & own  # all in one creature [H2] [H7]
             if friends:
                 m = label[(friends & -friends).bit_length() - 1]
+                if friends & ~creatures[m]:
+                    return None
                 creatures[m] |= 1 << cell
                 dilated[m] |= closed[cell]
-            else:  # only y may start a creature of its own
+            elif cell == x:  # [H2] the moved stone touches exactly one creature
+                return None
+            else:  # y may start a creature of its own
                 m = len(creatures)
                 creatures.append(1 << cell)
                 dilated.append(closed[cell])

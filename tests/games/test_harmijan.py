@@ -656,3 +656,15 @@ def test_kept_creatures_equal_a_fresh_computation(seed: int, size: int) -> None:
                         if creature >> i & 1:
                             labels[i] = n
                 assert kept.label == labels
+
+
+def test_an_unchecked_wrong_turn_leaves_no_wrong_creatures_kept() -> None:
+    """``search_apply`` trusts its move; one that breaks [H2] (g5 touches two creatures) gives a
+    meaningless state, but the creatures kept for later positions stay right."""
+    rules = Rules()
+    state = position(EXAMPLE_2 + " h5", "g6")
+    rules.legal_moves(state)  # the creatures of the position are kept
+    by_name = rules.board.by_name
+    rules.search_apply(state, Turn(by_name["g3"], by_name["g5"], by_name["g1"]))
+    for own, kept in rules._creature_memo.items():
+        assert creature_data(kept) == creature_data(Creatures(rules._geo, own))
