@@ -39,7 +39,6 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from app.domain.clock import to_ms
 from app.models import Game
 from app.repository import archive as archived
 from app.repository.writes import TakeLease
@@ -50,6 +49,9 @@ from app.services.reading import export_line
 log = logging.getLogger("hexmoot")
 
 LEASE = "dumps"
+#: How long a run holds the lease: the builds of two processes do not overlap unless one takes
+#: longer than this, and another takes over at its next run if the holder died.
+LEASE_MS = 3_600_000
 #: Games read (and compressed) at a time.
 PAGE = 500
 
@@ -113,10 +115,8 @@ class DumpService:
     async def build_due(self) -> list[Dump] | None:
         """Build what is due, if this process holds the ``dumps`` lease (taken or renewed here);
         the dumps written, or None when another process builds."""
-        settings = self.core.settings
         now = self.core.clock.now()
-        ttl = to_ms(3 * settings.dumps_every)
-        if not await self.core.writer.write(TakeLease(LEASE, self.owner, now, ttl)):
+        if not await self.core.writer.write(TakeLease(LEASE, self.owner, now, LEASE_MS)):
             return None
         return await self.build(now)
 

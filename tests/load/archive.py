@@ -6,9 +6,13 @@ the async engine) and the whole HTTP request to ``/api/archive`` on a real uvico
 
 from __future__ import annotations
 
+import asyncio
+import json
 import random
 import statistics
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,6 +27,8 @@ from tests.support.quotas import QUOTAS_OFF
 from tests.support.server import LiveServer, live_server
 
 DAY_MS = 86_400_000
+#: The servers that time pages and the export: no quotas, and no dumps built meanwhile.
+QUIET = {**QUOTAS_OFF, "DUMPS_EVERY": "0"}
 START_MS = 1_767_225_600_000  # 2026-01-01
 
 
@@ -152,7 +158,7 @@ async def archive_bench(database_url: str, count: int, repeat: int, rng_seed: in
             f"in {time.perf_counter() - t0:.1f} s"
         )
         cases = filters_to_try(names)
-        with live_server(database_url, QUOTAS_OFF) as server:
+        with live_server(database_url, QUIET) as server:
             for label, filters, params in cases:
                 plan = await query_plan(engine, filters)
                 query_ms = await time_queries(engine, filters, repeat)
@@ -164,5 +170,63 @@ async def archive_bench(database_url: str, count: int, repeat: int, rng_seed: in
                 )
                 for line in plan:
                     print(f"      plan: {line}")
+        await export_and_dump_bench(database_url, count)
     finally:
         await engine.dispose()
+
+
+def peak_rss_mb(pid: int) -> float:
+    """A process's peak resident memory so far (``VmHWM``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def export_and_dump_bench(database_url: str, count: int) -> None:
+    """The whole archive through the streaming export (10,000 games an answer, ``since`` the
+    last line's ``next``), then the monthly dumps built at the start of a process of their own;
+    each server's peak memory (VmHWM) against its peak before the work: constant memory means
+    the difference does not grow with the number of games."""
+    with live_server(database_url, QUIET) as server:
+        assert server.process is not None and server.process.pid is not None
+        pid = server.process.pid
+        before = peak_rss_mb(pid)
+        t0 = time.perf_counter()
+        exported, answers, since = 0, 0, None
+        async with httpx.AsyncClient(base_url=server.url, timeout=600) as client:
+            while True:
+                params = {"since": since} if since else {}
+                in_answer, last = 0, {}
+                async with client.stream("GET", "/api/archive/export", params=params) as answer:
+                    async for line in answer.aiter_lines():
+                        last = json.loads(line)
+                        in_answer += "record" in last
+                exported += in_answer
+                answers += 1
+                since = last["next"]
+                if in_answer < 10_000:
+                    break
+        took = time.perf_counter() - t0
+        print(
+            f"  export: {exported:,} of {count:,} games in {answers} answers, {took:.1f} s "
+            f"({exported / took:,.0f} games/s); server peak RSS {before:.0f} MB before, "
+            f"{peak_rss_mb(pid):.0f} MB after"
+        )
+    with tempfile.TemporaryDirectory() as directory:
+        env = {**QUOTAS_OFF, "DUMPS_DIR": directory, "DUMPS_EVERY": "86400"}
+        t0 = time.perf_counter()
+        with live_server(database_url, env) as server:  # the first build runs at its start
+            assert server.process is not None and server.process.pid is not None
+            index = Path(directory) / "index.json"
+            while not index.exists():  # noqa: ASYNC110 - a benchmark waiting for the build's end
+                await asyncio.sleep(0.2)
+            took = time.perf_counter() - t0
+            dumps = json.loads(index.read_text())["dumps"]
+            games_dumped = sum(d["games"] for d in dumps)
+            size = sum(d["bytes"] for d in dumps)
+            print(
+                f"  dumps: {len(dumps)} files, {games_dumped:,} games, {size / 1e6:.1f} MB "
+                f"gzipped, built in {took:.1f} s from the process's start; its peak RSS "
+                f"{peak_rss_mb(server.process.pid):.0f} MB"
+            )
