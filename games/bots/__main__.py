@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from .. import get, names
-from .levels import LEVEL_NAMES, LEVELS
+from .levels import LEVEL_NAMES, LEVELS, MCTS
 from .match import run_match
 
 
@@ -45,12 +45,20 @@ def main(argv: list[str] | None = None) -> int:
         for slug, levels in LEVELS.items():
             for level in levels.values():
                 b = level.budget
+                search = (
+                    f"sims={b.simulations:<5} cutoff={b.cutoff:<2} widen={b.widen:g}"
+                    if level.algorithm == MCTS
+                    else "one ply, evaluator only"
+                )
+                until = (
+                    "all game"
+                    if level.temperature_plies >= 1000
+                    else f"before ply {level.temperature_plies}"
+                )
                 print(
-                    f"{slug:10} {level.name:8} {level.algorithm:6} sims={b.simulations:<5} "
-                    f"cutoff={b.cutoff:<2} candidates={b.candidates:<3} "
-                    f"sampled={b.sampled!s:5} widen={b.widen:g} T={level.temperature:g} "
-                    f"until ply {min(level.temperature_plies, 9999)} "
-                    f"resign<={level.resign_below}"
+                    f"{slug:10} {level.name:8} {level.algorithm:6} {search:29} "
+                    f"candidates={b.candidates:<3} sampled={b.sampled!s:5} "
+                    f"T={level.temperature:g} {until:15} resign<={level.resign_below}"
                 )
         return 0
     try:

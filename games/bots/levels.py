@@ -92,15 +92,15 @@ def _levels(
 
 #: slug -> level name -> Level.
 LEVELS: dict[str, dict[str, Level]] = {
-    "exxit": _levels(simulations=(100, 600, 3000), cutoff=12, candidates=(24, 32, 48, 64)),
+    "exxit": _levels(simulations=(100, 600, 5000), cutoff=12, candidates=(24, 32, 48, 64)),
     "valaturna": _levels(
-        simulations=(100, 500, 2500), cutoff=8, candidates=(24, 32, 48, 64), widen=2.0
+        simulations=(100, 500, 5000), cutoff=8, candidates=(24, 32, 48, 64), widen=2.0
     ),
     "harmijan": _levels(
-        simulations=(80, 300, 1200), cutoff=6, candidates=(24, 32, 48, 64), widen=2.0
+        simulations=(80, 300, 2000), cutoff=6, candidates=(24, 32, 48, 64), widen=2.0
     ),
     "sgolte": _levels(
-        simulations=(80, 300, 1200),
+        simulations=(80, 300, 1500),
         cutoff=6,
         candidates=(24, 24, 32, 48),
         sampled=True,

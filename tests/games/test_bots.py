@@ -220,3 +220,12 @@ def test_a_match_counts_every_game() -> None:
     assert tally.games == 2 and len(tally.plies) == 2
     low, high = wilson(tally.score, tally.games)
     assert 0.0 <= low <= tally.score / 2 <= high <= 1.0
+
+
+def test_a_passed_deadline_stops_the_search_early() -> None:
+    # The deadline is a safety net read every 16 simulations: one already passed stops at 16.
+    rules = games.get("valaturna", size=5)
+    (state,) = positions(rules, seed=3, plies=(8,))
+    d = decide(rules, state, "hard", "k", deadline=-1.0)
+    assert d.nodes == 16
+    check_decision(rules, state, "hard", "k")
