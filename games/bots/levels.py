@@ -94,7 +94,7 @@ def _levels(
 LEVELS: dict[str, dict[str, Level]] = {
     "exxit": _levels(simulations=(100, 600, 5000), cutoff=12, candidates=(24, 32, 48, 64)),
     "valaturna": _levels(
-        simulations=(100, 500, 5000), cutoff=8, candidates=(24, 32, 48, 64), widen=2.0
+        simulations=(100, 1000, 5000), cutoff=8, candidates=(24, 32, 48, 64), widen=2.0
     ),
     "harmijan": _levels(
         simulations=(80, 300, 2000), cutoff=6, candidates=(24, 32, 48, 64), widen=2.0
