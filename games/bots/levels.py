@@ -97,7 +97,7 @@ LEVELS: dict[str, dict[str, Level]] = {
         simulations=(100, 1000, 5000), cutoff=8, candidates=(24, 32, 48, 64), widen=2.0
     ),
     "harmijan": _levels(
-        simulations=(80, 300, 2000), cutoff=6, candidates=(24, 32, 48, 64), widen=2.0
+        simulations=(80, 800, 3000), cutoff=6, candidates=(24, 32, 48, 64), widen=2.0
     ),
     "sgolte": _levels(
         simulations=(80, 300, 1500),
