@@ -105,11 +105,10 @@ class Settings(BaseSettings):
     # and sockets count for ``presence_ttl`` seconds after its last refresh (every
     # ``presence_refresh``): a process killed outright stops counting then.
     # A database that stops answering without closing anything (a hung server, a cut network
-    # that drops packets: issue 27) is given up on after ``database_timeout`` seconds: the connect,
-    # each statement and the wait for a pooled connection, each. A move then is refused
-    # ``unavailable``, as when the database refuses connections, and /healthz says degraded. (A
-    # statement of the site's takes milliseconds; the migrations have no limit.) PostgreSQL only:
-    # SQLite is a file of this process's own.
+    # that drops packets: issue 27) is given up on after ``database_timeout`` seconds: the connect
+    # and each statement, each. A move then is refused ``unavailable``, as when the database
+    # refuses connections, and /healthz says degraded. (A statement of the site's takes
+    # milliseconds; the migrations have no limit.) PostgreSQL only: SQLite is this process's file.
     database_timeout: float = Field(default=5.0, gt=0)
     redis_backoff_min: float = Field(default=0.1, gt=0)
     redis_backoff_max: float = Field(default=2.0, gt=0)

@@ -38,9 +38,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def make_engine(url: str, timeout: float | None = None) -> AsyncEngine:
     """An engine for ``url``; for SQLite the database directory is created and pragmas set.
-    ``timeout`` (PostgreSQL): the seconds a connect, a statement or the wait for a pooled
-    connection may take before it fails (asyncpg's ``TimeoutError``, which
-    :func:`app.repository.outage.database_unavailable` knows); None, no limit."""
+    ``timeout`` (PostgreSQL): the seconds a connect or a statement may take before it fails
+    (asyncpg's ``TimeoutError``, which :func:`app.repository.outage.database_unavailable` knows);
+    None, no limit."""
     url = normalise_url(url)
     parsed = make_url(url)
     kwargs: dict[str, Any] = {}
@@ -61,8 +61,10 @@ def make_engine(url: str, timeout: float | None = None) -> AsyncEngine:
         # No PgBouncer: 30 connections per process at most (README, "Production").
         kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
         if timeout is not None:
+            # Not the wait for a pooled connection: under load that is the queue, not silence,
+            # and it stays the pool's 30 s (a silent server frees its connections as each of
+            # their statements times out).
             kwargs["connect_args"] = {"timeout": timeout, "command_timeout": timeout}
-            kwargs["pool_timeout"] = timeout
     engine = create_async_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
