@@ -154,13 +154,12 @@ class LifecycleService:
     ) -> CreatedOut:
         """A new game with the visitor seated; the answer holds the secret join token. ``keyed``:
         the request came with an ``Idempotency-Key``; if this visitor's key already made a game,
-        the answer is that game's, and nothing is made (``idempotency_key_reused`` if it came
-        with another request). A rated
-        game needs an account (``account_required``); ``quota``: count it against the visitor's
-        open games (a challenge's game, joined at once, is not). ``time_control``: unlimited when
-        left out (``bad_option`` if not an allowed one); ``takebacks``: whether they may be
-        asked, by default yes in a casual game and no in a rated one (joining a rated game that
-        allows them is the joiner's consent)."""
+        the answer is that game's, and nothing is made (``idempotency_key_reused`` if it came with
+        another request). A rated game needs an account (``account_required``); ``quota``: count it
+        against the visitor's open games (a challenge's game, joined at once, is not).
+        ``time_control``: unlimited when left out (``bad_option`` if not an allowed one);
+        ``takebacks``: whether they may be asked, by default yes in a casual game and no in a rated
+        one (joining a rated game that allows them is the joiner's consent)."""
         core = self.core
         rules, control = offered(core, slug, options, time_control)
         table = _Table(control, not rated if takebacks is None else takebacks, rematch_of)
