@@ -22,11 +22,14 @@ from fastapi import FastAPI
 from sqlalchemy import exc as sa
 from sqlalchemy import select
 
+from app.db import make_engine
 from app.domain.clock import to_ms
 from app.main import create_app
 from app.models import Lease
 from app.repository.outage import Unanswered, database_unavailable
+from app.repository.writer import Writer
 from app.repository.writes import SITE, Beat
+from app.runtime.clock import SystemClock
 from app.runtime.hub import game_channel
 from tests.app.conftest import make_settings
 from tests.support.contract import checked
@@ -128,20 +131,31 @@ async def test_only_a_database_out_of_reach_is_unavailable() -> None:
 async def test_a_sign_of_life_answered_late_vouches_for_nothing(database_url: str) -> None:
     """A sign of life sent into a silent database and answered once it is back (issue 27) writes
     nothing and says the database was out of reach; the settling one that follows credits the
-    clocks from the last sign of life answered in time, at a time read after its locked read."""
-    async with running(database_url) as app:
-        core = app.state.service.core
-        after = to_ms(core.settings.outage_after)
-        before = await core.writer.write(Beat(time.monotonic(), core.clock.now, after))
-        assert before == (0, 0)
-        async with core.sessions() as session:
-            last = await session.scalar(select(Lease.beat_at).where(Lease.name == SITE))
+    clocks from the last sign of life answered in time, at a time read after its locked read.
+    The changes alone, through the app's writer: no app runs, so nothing else writes a beat."""
+    engine = make_engine(database_url)
+    writer = Writer(engine)
+    clock = SystemClock()
+    after = to_ms(make_settings(database_url).outage_after)
+
+    async def beat_at() -> int:
+        async with engine.connect() as conn:
+            value = await conn.scalar(select(Lease.beat_at).where(Lease.name == SITE))
+        assert isinstance(value, int)
+        return value
+
+    try:
+        assert await writer.write(Beat(time.monotonic(), clock.now, after)) == (0, 0)
+        last = await beat_at()
         sent = time.monotonic() - (after / 1000 + 1)  # sent over OUTAGE_AFTER ago
         with pytest.raises(Unanswered) as raised:
-            await core.writer.write(Beat(sent, core.clock.now, after))
+            await writer.write(Beat(sent, clock.now, after))
         assert database_unavailable(raised.value)
-        async with core.sessions() as session:
-            assert await session.scalar(select(Lease.beat_at).where(Lease.name == SITE)) == last
+        assert await beat_at() == last
         back = last + after + 500  # the site's clock once the database answers again
-        outage, _ = await core.writer.write(Beat(sent, lambda: back, after, settle=True))
+        outage, _ = await writer.write(Beat(sent, lambda: back, after, settle=True))
         assert outage == after + 500
+        assert await beat_at() == back
+    finally:
+        writer.close()
+        await engine.dispose()
