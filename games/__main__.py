@@ -9,18 +9,9 @@ import sys
 
 from . import get, names
 from .bench import measure, random_game
+from .cli import options_of
 from .errors import RecordError
 from .record import make_record, replay, rules_of
-
-
-def _options(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--options takes NAME=VALUE, not {pair!r}")
-        out[name] = value
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "random":
         try:
-            rules = get(args.game, **_options(args.options))
+            rules = get(args.game, **options_of(args.options))
         except ValueError as exc:
             print(exc, file=sys.stderr)
             return 2

@@ -189,11 +189,7 @@ async def record(
     game_id: str, visitor: VisitorDep, service: ServiceDep, token: str | None = None
 ) -> JSONResponse:
     """The game's record, as a download."""
-    body = await service.reading.record(game_id, visitor, token)
-    return JSONResponse(
-        body,
-        headers={"Content-Disposition": f'attachment; filename="hexmoot-{game_id}.json"'},
-    )
+    return _download(await service.reading.record(game_id, visitor, token), f"{game_id}.json")
 
 
 @router.get(
@@ -206,12 +202,13 @@ async def abstractplay_record(
 ) -> JSONResponse:
     """A finished game as Abstract Play's game record (``gamerecord/1-0-0``), as a download."""
     body = await service.reading.abstractplay(game_id, visitor, token)
-    return JSONResponse(
-        body,
-        headers={
-            "Content-Disposition": f'attachment; filename="hexmoot-{game_id}.abstractplay.json"'
-        },
-    )
+    return _download(body, f"{game_id}.abstractplay.json")
+
+
+def _download(body: Any, name: str) -> JSONResponse:
+    """``body`` as a JSON file to save, named ``hexmoot-<name>``."""
+    disposition = f'attachment; filename="hexmoot-{name}"'
+    return JSONResponse(body, headers={"Content-Disposition": disposition})
 
 
 @router.get("/api/live", response_model=LiveOut)

@@ -11,18 +11,9 @@ import argparse
 import sys
 
 from .. import get, names
+from ..cli import options_of
 from .levels import LEVEL_NAMES, LEVELS, MCTS
 from .match import run_match
-
-
-def _options(pairs: list[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--options takes NAME=VALUE, not {pair!r}")
-        out[name] = value
-    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
         return 0
     try:
-        rules = get(args.game, **_options(args.options))
+        rules = get(args.game, **options_of(args.options))
     except ValueError as exc:
         print(exc, file=sys.stderr)
         return 2

@@ -18,29 +18,20 @@ from typing import Any
 import httpx
 import pytest
 
-import games
 from app.domain.clock import FakeClock
 from app.main import create_app
-from games.record import make_record
 from tests.app.conftest import make_settings
 from tests.app.test_quotas import serving
 from tests.support.databases import BACKENDS, fresh_database
+from tests.support.gameplay import resigned_record
 
 #: 2023-11-14: the fake clock's start, in the middle of a month.
 START = 1_700_000_000_000
-RESIGNED = {"winner": 1, "reason": "resignation", "scores": None}
 
 
 def a_record(slug: str, options: dict[str, Any], seed: int) -> dict[str, Any]:
-    rules = games.get(slug, **options)
-    rng = random.Random(seed)
-    state, moves = rules.initial_state(), []
-    for _ in range(rng.randint(3, 8)):
-        move = rules.random_move(state, rng)
-        moves.append(rules.format_move(state, move))
-        state = rules.apply(state, move)
-    players = [{"seat": 1, "name": f"P{seed}"}, {"seat": 2, "name": "Kit"}]
-    return make_record(rules, moves, players, result=RESIGNED)
+    plies = random.Random(seed).randint(3, 8)
+    return resigned_record(slug, options, plies, seed, first=f"P{seed}")
 
 
 def index_files(index: dict[str, Any]) -> list[str]:

@@ -13,27 +13,18 @@ from typing import Any
 import httpx
 import pytest
 
-import games
-from games.record import make_record
+from tests.support.gameplay import resigned_record
 from tests.support.server import LiveServer
 from tests.support.wsclient import TestVisitor
 
-RESIGNED = {"winner": 1, "reason": "resignation", "scores": None}
 #: More than one page of the export (app.services.archive.EXPORT_PAGE).
 GAMES = 130
 
 
 def a_record(seed: int, name: str) -> dict[str, Any]:
     """A short Exxit game (2 to 6 plies), seat 2 resigning, its first seat named ``name``."""
-    rules = games.get("exxit", variant="beginner")
-    rng = random.Random(seed)
-    state, moves = rules.initial_state(), []
-    for _ in range(rng.randint(2, 6)):
-        move = rules.random_move(state, rng)
-        moves.append(rules.format_move(state, move))
-        state = rules.apply(state, move)
-    players = [{"seat": 1, "name": name}, {"seat": 2, "name": "Kit"}]
-    return make_record(rules, moves, players, result=RESIGNED)
+    plies = random.Random(seed).randint(2, 6)
+    return resigned_record("exxit", {"variant": "beginner"}, plies, seed, first=name)
 
 
 async def export(client: httpx.AsyncClient, **params: str) -> tuple[list[dict[str, Any]], Any]:

@@ -5,34 +5,23 @@ theme, and one on a desktop in the light one."""
 from __future__ import annotations
 
 import json
-import random
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 
-import games
-from games.record import make_record
 from tests.browser.axe import assert_no_serious_axe
 from tests.browser.conftest import Guests
 from tests.browser.helpers import ConsoleErrors, Screenshots
+from tests.support.gameplay import resigned_record
 from tests.support.server import LiveServer
 
 pytestmark = pytest.mark.browser
 
-RESIGNED = {"winner": 1, "reason": "resignation", "scores": None}
-
 
 def a_record(plies: int, seed: int) -> dict[str, object]:
     """A record of a random Exxit game cut after ``plies``, seat 2 resigning."""
-    rules = games.get("exxit", variant="beginner")
-    state, moves, rng = rules.initial_state(), [], random.Random(seed)
-    for _ in range(plies):
-        move = rules.random_move(state, rng)
-        moves.append(rules.format_move(state, move))
-        state = rules.apply(state, move)
-    players = [{"seat": 1, "name": "Sam"}, {"seat": 2, "name": "Kit"}]
-    return make_record(rules, moves, players, result=RESIGNED)
+    return resigned_record("exxit", {"variant": "beginner"}, plies, seed)
 
 
 def archived(server: LiveServer) -> int:

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 import games
 from app.models import Event, Game, Move, Player
+from games.record import make_record
 
 
 async def start_game(
@@ -127,3 +128,22 @@ def assert_each_event_once(received: Sequence[int], start: int, last: int, who: 
     once and in order (docs/protocol.md, "Events and versions"). ``who`` names the socket in the
     failure."""
     assert list(received) == list(range(start + 1, last + 1)), who
+
+
+def resigned_record(
+    slug: str, options: dict[str, Any], plies: int, seed: int, first: str = "Sam"
+) -> dict[str, Any]:
+    """A record of ``plies`` random moves (fewer if the game ends), seat 2 resigning: seat 1 named
+    ``first``, seat 2 "Kit". What the import, export and dump tests store."""
+    rules = games.get(slug, **options)
+    rng = random.Random(seed)
+    state, moves = rules.initial_state(), []
+    for _ in range(plies):
+        if rules.to_move(state) is None:
+            break
+        move = rules.random_move(state, rng)
+        moves.append(rules.format_move(state, move))
+        state = rules.apply(state, move)
+    players = [{"seat": 1, "name": first}, {"seat": 2, "name": "Kit"}]
+    result = {"winner": 1, "reason": "resignation", "scores": None}
+    return make_record(rules, moves, players, result=result)
