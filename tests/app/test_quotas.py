@@ -243,10 +243,14 @@ async def test_limits_fall_back_to_each_processs_count_while_redis_is_down(
         server = _redis_server(port)
         try:
             limiter = app.state.limiter
-            for _ in range(200):  # until redis-server accepts connections
-                if await limiter.reachable():
+            # Until redis-server accepts connections: a busy machine can take seconds, and
+            # going on before would count in the process's memory again (three 429s).
+            for _ in range(1200):
+                if await limiter.reachable() or server.poll() is not None:
                     break
                 await asyncio.sleep(0.05)
+            assert server.poll() is None, "redis-server exited (its port was taken?)"
+            assert await limiter.reachable(), "redis-server did not answer within a minute"
             answers = [(await create(ann)).status_code for _ in range(3)]
             assert answers == [201, 201, 429]
         finally:
