@@ -6,7 +6,7 @@
 import { Board } from "./board.js";
 import { Entry } from "./entry.js";
 import { playerName, renderCounters, renderHead, renderSeats, renderStatus } from "./gameview.js";
-import { moveListText, positionSvg, save, svgToPng } from "./export.js";
+import { animatedWebp, moveListText, positionSvg, save, svgToImage, svgToPng } from "./export.js";
 import { renderLegend } from "./legend.js";
 import { $, api } from "./page.js";
 import { History } from "./replay.js";
@@ -353,17 +353,72 @@ $("coords").addEventListener("change", (e) => board.setCoordinates(e.target.chec
 // The move list as text, and the position shown as an image (export.js).
 const exported = (text) => ($("export-status").textContent = text);
 const fileName = (ext) => `hexmoot-${S.game.game}-${gameId}-ply${S.shown}.${ext}`;
+/** The colour behind the board, as the page draws it. */
+function boardBackground() {
+  for (let el = $("board"); el; el = el.parentElement) {
+    const colour = getComputedStyle(el).backgroundColor;
+    if (colour && colour !== "transparent" && colour !== "rgba(0, 0, 0, 0)") return colour;
+  }
+  return "white";
+}
 /** The position the board shows, as an SVG document on the board's own background. */
 function shownSvg() {
-  let el = $("board");
-  let background = "";
-  for (; el && !background; el = el.parentElement) {
-    const colour = getComputedStyle(el).backgroundColor;
-    if (colour && colour !== "transparent" && colour !== "rgba(0, 0, 0, 0)") background = colour;
-  }
   const plies = `${S.shown} ${S.shown === 1 ? "ply" : "plies"}`;
   const when = S.shown === S.moves.length ? `after ${plies}` : `at ply ${S.shown} of ${S.moves.length}`;
-  return positionSvg(board.svg, background || "white", `Hexmoot ${S.game.game} ${gameId}, ${when}`);
+  return positionSvg(board.svg, boardBackground(), `Hexmoot ${S.game.game} ${gameId}, ${when}`);
+}
+// The whole game as an animated WebP: each ply's position drawn by a board of its own, off the
+// screen but in the page (so it takes the page's theme), then encoded by the browser one frame
+// at a time and put together by export.js.
+const ANIMATION_SIDE = 640; // pixels, the longer side
+const PLY_MS = 800;
+const LAST_MS = 3000;
+async function gameAnimation(progress) {
+  const moves = S.moves.slice();
+  const views = [];
+  for (let ply = 0; ply <= moves.length; ply++) {
+    progress(`Reading position ${ply} of ${moves.length}…`);
+    views.push(ply === moves.length && S.moves.length === moves.length ? S.view : await history.at(ply, S.game, moves));
+  }
+  const holder = document.createElement("div");
+  holder.className = "board-offscreen";
+  holder.setAttribute("aria-hidden", "true");
+  $("board").parentElement.append(holder);
+  try {
+    const frameBoard = new Board(holder, { title: "Frame", coordinates: board.coordinates });
+    frameBoard.setFlipped(S.flipped);
+    const draw = (view) => {
+      frameBoard.view = null; // drawn whole: no move animated in
+      frameBoard.setView(view, null);
+      return frameBoard.svg.getAttribute("viewBox").split(" ").map(Number);
+    };
+    // One frame for every position, all at one scale: the union of their boxes (Exxit's field grows).
+    const boxes = views.map(draw);
+    const x = Math.min(...boxes.map((b) => b[0]));
+    const y = Math.min(...boxes.map((b) => b[1]));
+    const w = Math.max(...boxes.map((b) => b[0] + b[2])) - x;
+    const h = Math.max(...boxes.map((b) => b[1] + b[3])) - y;
+    const background = boardBackground();
+    const frames = [];
+    let size = null;
+    for (const [ply, view] of views.entries()) {
+      progress(`Drawing position ${ply} of ${moves.length}…`);
+      draw(view);
+      frameBoard.svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+      const blob = await svgToImage(positionSvg(frameBoard.svg, background, `ply ${ply}`), "image/webp", ANIMATION_SIDE, 0.9);
+      if (!size) {
+        const image = await createImageBitmap(blob);
+        size = [image.width, image.height];
+        image.close();
+      }
+      frames.push(new Uint8Array(await blob.arrayBuffer()));
+    }
+    const durations = frames.map((_, i) => (i === frames.length - 1 ? LAST_MS : PLY_MS));
+    const rgb = background.match(/\d+/g)?.slice(0, 3).map(Number) || [255, 255, 255];
+    return animatedWebp(frames, size[0], size[1], durations, rgb);
+  } finally {
+    holder.remove();
+  }
 }
 $("copy-moves").addEventListener("click", async () => {
   try {
@@ -386,6 +441,21 @@ $("save-png").addEventListener("click", async () => {
     exported(`Saved ${fileName("png")}.`);
   } catch (e) {
     exported(`The image could not be made: ${e.message}`);
+  }
+});
+$("save-webp").addEventListener("click", async () => {
+  if (!S.game) return;
+  const button = $("save-webp");
+  const name = `hexmoot-${S.game.game}-${gameId}.webp`;
+  button.disabled = true;
+  try {
+    const blob = await gameAnimation(exported);
+    save(blob, name);
+    exported(`Saved ${name}.`);
+  } catch (e) {
+    exported(`The animation could not be made: ${e.message}`);
+  } finally {
+    button.disabled = false;
   }
 });
 // While a move is typed, Exxit's tiles show their names (the notation names them). A press on the

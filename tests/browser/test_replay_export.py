@@ -5,6 +5,7 @@ spectator on a desktop in the light one."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 import struct
@@ -163,5 +164,96 @@ def test_the_moves_copy_as_text_and_the_position_saves_as_svg_and_png(
         flat = [text for row in record["moves"] for text in row if text is not None]
         assert flat == game.moves
         screenshots.page(spectator, "export-finished-desktop-light")
+    finally:
+        game.close()
+
+
+def webp_frames(data: bytes) -> tuple[int, int, int, list[tuple[int, bytes]]]:
+    """An animated WebP's container, read by the specification: its VP8X flags and canvas size,
+    and each ANMF frame's duration and image chunks."""
+    assert data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+    assert struct.unpack("<I", data[4:8])[0] == len(data) - 8
+    chunks, at = [], 12
+    while at < len(data):
+        kind, (size,) = data[at : at + 4], struct.unpack("<I", data[at + 4 : at + 8])
+        chunks.append((kind, data[at + 8 : at + 8 + size]))
+        at += 8 + size + (size & 1)
+    assert at == len(data)
+    (vp8x_kind, vp8x), (anim_kind, anim), *frames = chunks
+    assert (vp8x_kind, anim_kind) == (b"VP8X", b"ANIM")
+    width = int.from_bytes(vp8x[4:7], "little") + 1
+    height = int.from_bytes(vp8x[7:10], "little") + 1
+    assert anim[4:6] == b"\0\0"  # loops forever
+    out = []
+    for kind, body in frames:
+        assert kind == b"ANMF"
+        assert int.from_bytes(body[6:9], "little") + 1 == width  # each frame is the whole canvas
+        assert int.from_bytes(body[9:12], "little") + 1 == height
+        assert image_size(body[16:]) == (width, height)
+        out.append((int.from_bytes(body[12:15], "little"), body[16:]))
+    return vp8x[0], width, height, out
+
+
+def image_size(chunks: bytes) -> tuple[int, int]:
+    """The size the bitstream of a frame's image chunk says (VP8: its key frame header; VP8L: the
+    14-bit sizes after its signature), past an ALPH chunk if any."""
+    if chunks[:4] == b"ALPH":
+        size = int.from_bytes(chunks[4:8], "little")
+        chunks = chunks[8 + size + (size & 1) :]
+    kind, payload = chunks[:4], chunks[8:]
+    if kind == b"VP8 ":
+        assert payload[3:6] == b"\x9d\x01\x2a"  # a key frame's start code
+        w, h = struct.unpack("<HH", payload[6:10])
+        return w & 0x3FFF, h & 0x3FFF
+    assert kind == b"VP8L" and payload[0] == 0x2F
+    bits = int.from_bytes(payload[1:5], "little")
+    return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1
+
+
+DECODE = """async (b64) => {
+  const data = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  const decoder = new ImageDecoder({ data, type: "image/webp" });
+  await decoder.tracks.ready;
+  const track = decoder.tracks.selectedTrack;
+  await decoder.completed;
+  const sizes = [];
+  for (let i = 0; i < track.frameCount; i++) {
+    const { image } = await decoder.decode({ frameIndex: i });
+    sizes.push([image.displayWidth, image.displayHeight, image.duration]);
+    image.close();
+  }
+  return { animated: track.animated, frames: track.frameCount, repetitions: track.repetitionCount, sizes };
+}"""
+
+
+def test_the_whole_game_saves_as_an_animated_webp(
+    server: LiveServer, guests: Guests, screenshots: Screenshots
+) -> None:
+    """One frame per position, from the start to the last move, drawn by the page's own board in
+    the page's theme; the file is a valid animated WebP that Chromium's own decoder plays."""
+    game = ApiGame.create(server, "exxit", {})
+    try:
+        game.play_random(random.Random(5), 5)
+        page = guests.page(color_scheme="dark")
+        page.goto(f"{server.url}/games/{game.id}")
+        expect(page.locator("#conn")).to_have_attribute("data-state", "open")
+        page.click("#export summary")
+        with page.expect_download() as download:
+            page.click("#save-webp")
+        data = Path(download.value.path()).read_bytes()
+        assert download.value.suggested_filename == f"hexmoot-exxit-{game.id}.webp"
+        expect(page.locator("#export-status")).to_have_text(f"Saved hexmoot-exxit-{game.id}.webp.")
+        assert page.locator(".board-offscreen").count() == 0  # the frames' board is gone
+        flags, width, height, frames = webp_frames(data)
+        assert flags & 0x02  # animated
+        assert max(width, height) == 640
+        assert len(frames) == len(game.moves) + 1
+        assert [d for d, _ in frames] == [800] * len(game.moves) + [3000]
+        assert len({image for _, image in frames}) == len(frames)  # every position differs
+        decoded = page.evaluate(DECODE, base64.b64encode(data).decode())
+        assert decoded["animated"] and decoded["frames"] == len(frames), decoded
+        assert decoded["repetitions"] == float("inf"), decoded
+        assert [s[:2] for s in decoded["sizes"]] == [[width, height]] * len(frames)
+        screenshots.file(data, "export-animation-dark.webp")
     finally:
         game.close()
