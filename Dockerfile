@@ -1,5 +1,9 @@
 FROM python:3.11-slim
 WORKDIR /srv/hexmoot
+# Debian's headless Chromium draws the pictures shared links show (app/runtime/cards.py).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends chromium-headless-shell fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
 # The locked versions with their hashes (as `make run` installs them), then the project itself.
 COPY requirements.lock ./
 RUN pip install --no-cache-dir --require-hashes -r requirements.lock
@@ -12,7 +16,8 @@ COPY static static
 RUN pip install --no-cache-dir --no-deps .
 # Every service of this image runs as an unprivileged user of its own.
 RUN useradd --system --user-group --uid 10001 --no-create-home --home-dir /nonexistent hexmoot \
-    && mkdir /srv/public /srv/dumps && chown hexmoot:hexmoot /srv/public /srv/dumps
+    && mkdir /srv/public /srv/dumps /srv/cards \
+    && chown hexmoot:hexmoot /srv/public /srv/dumps /srv/cards
 USER hexmoot
 # The processed copy of static/ that nginx serves, as the app serves it (minified, and under each
 # file's hash). compose.yaml's `static` service writes it again into nginx's volume at every `up`,

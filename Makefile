@@ -25,7 +25,7 @@ help:  ## this list
 
 # Served as in production (`python -m app.serve`: timeouts, frame and body limits, redacted logs),
 # in the development mode (DEV_MODE=1).
-run: install  ## install, migrate the embedded SQLite database, serve http://HOST:PORT (127.0.0.1:8000)
+run: install browser  ## install (and Chromium, which draws shared links' pictures), migrate the embedded SQLite database, serve http://HOST:PORT (127.0.0.1:8000)
 	@mkdir -p data
 	$(BIN)/alembic upgrade head
 	DEV_MODE=1 $(BIN)/python -m app.serve

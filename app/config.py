@@ -28,6 +28,13 @@ class Settings(BaseSettings):
     # the processes of one site, as compose's volume is), and how often one process looks for a
     # month to dump (0: never; the download page then lists what is there).
     dumps_dir: str = "./data/dumps"
+    # The pictures of positions that shared links show (app/runtime/cards.py): where they are kept,
+    # the browser that draws them (empty: chromium-headless-shell or chromium, found on the PATH),
+    # how long it may take, and where it finds this process (empty: http://HOST:PORT).
+    cards_dir: str = "./data/cards"
+    card_browser: str = ""
+    card_timeout: float = Field(default=30.0, gt=0)
+    card_origin: str = ""
     dumps_every: float = Field(default=86400.0, ge=0)
     host: str = "127.0.0.1"
     port: int = 8000
@@ -183,6 +190,9 @@ class Settings(BaseSettings):
     # The streaming export (GET /api/archive/export): each answer reads up to 10,000 games.
     rate_export_per_visitor: str = "6/minute;60/hour"
     rate_export_per_ip: str = "20/minute;200/hour"
+    # A game's picture for shared links (GET /games/{id}/card.png): made once per position by a
+    # browser, then read from CARDS_DIR.
+    rate_card_per_ip: str = "30/minute;300/hour"
     # Accounts (issue 16): challenges sent, login attempts per client address and per attempted
     # username (whether or not it exists: the answer never tells), and sign-ups per address.
     rate_challenge_per_visitor: str = "20/hour"

@@ -59,8 +59,8 @@ def wants_page(request: Request, status: int) -> bool:
     """Whether the error ``status`` answers ``request`` with the HTML page rather than JSON.
 
     Decided by the path, not by ``Accept``: every path outside the protocol's (``/api/``, ``/ws/``,
-    ``/static/``, ``/healthz``, ``/openapi.json``, a game's ``record.json`` and
-    ``abstractplay.json``) is a page path, so one URL always answers in one format (no ``Vary:
+    ``/static/``, ``/healthz``, ``/openapi.json``, a game's ``record.json``,
+    ``abstractplay.json`` and ``card.png``) is a page path, so one URL always answers in one format (no ``Vary:
     Accept``, nothing for a cache to mix up), and a program reading the API never gets HTML. Only a 404, 500 or 503 of a GET or HEAD is a page: a
     browser navigates with GET, and a wrong method or a bad body is a program's mistake.
     """
@@ -71,7 +71,7 @@ def wants_page(request: Request, status: int) -> bool:
         and not path.startswith(_JSON_PREFIXES)
         and path not in _JSON_PATHS
         and not path.startswith(tuple(f"{p}/" for p in _JSON_PATHS))
-        and not path.endswith(("/record.json", "/abstractplay.json"))
+        and not path.endswith(("/record.json", "/abstractplay.json", "/card.png"))
     )
 
 

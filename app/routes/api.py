@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from app.deps import ServiceDep, VisitorDep
 from app.errors import AppError, ErrorCode
@@ -203,6 +203,30 @@ async def abstractplay_record(
     """A finished game as Abstract Play's game record (``gamerecord/1-0-0``), as a download."""
     body = await service.reading.abstractplay(game_id, visitor, token)
     return _download(body, f"{game_id}.abstractplay.json")
+
+
+@router.get(
+    "/games/{game_id}/card.png",
+    response_class=Response,
+    responses={
+        200: {"description": "The picture, 1200 x 630", "content": {"image/png": {}}},
+        **error_responses(404, 422, 429, 503),
+    },
+    dependencies=[Depends(rate_limited("card per IP"))],
+)
+async def card_image(
+    game_id: str,
+    visitor: VisitorDep,
+    service: ServiceDep,
+    ply: Annotated[int | None, Query(ge=0)] = None,
+    theme: Literal["light", "dark"] = "light",
+    token: str | None = None,
+) -> Response:
+    """A picture of the game after ``ply`` plies (default: the last) for a shared link (the game
+    page's ``og:image``): the card page drawn by a browser, made once per position and theme.
+    503 ``unavailable`` where no browser can draw it."""
+    png = await service.cards.image(game_id, visitor, token, ply, theme)
+    return Response(png, media_type="image/png", headers={"Cache-Control": "public, max-age=300"})
 
 
 def _download(body: Any, name: str) -> JSONResponse:

@@ -8,13 +8,15 @@ The rules pages' diagrams are computed by the engines through the template globa
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from app.deps import ServiceDep, VisitorDep, page_visitor, resolve_visitor
 from app.runtime import rules as rules_runner
+from app.schemas.responses import page_error_responses
 from app.templating import templates
 
 # Every page knows its visitor: the header shows the account, or the links to log in.
@@ -73,9 +75,31 @@ async def game_page(request: Request, game_id: str, service: ServiceDep) -> HTML
     # the link's own address: the public origin, else the Host the request came to
     origin = request.app.state.settings.public_origin or str(request.base_url)
     url = f"{origin.rstrip('/')}/games/{game_id}"
+    image = f"{url}/card.png?{urlencode({'ply': card.ply, **({'token': token} if token else {})})}"
     return templates.TemplateResponse(
-        request, "game.html", {"game_id": game_id, "card": card, "url": url}
+        request, "game.html", {"game_id": game_id, "card": card, "url": url, "image": image}
     )
+
+
+@router.get(
+    "/games/{game_id}/card",
+    response_class=HTMLResponse,
+    responses={**PAGE_404, **page_error_responses(422)},
+)
+async def card_page(
+    request: Request,
+    game_id: str,
+    service: ServiceDep,
+    ply: Annotated[int | None, Query(ge=0)] = None,
+    theme: Literal["light", "dark"] = "light",
+    token: str | None = None,
+) -> HTMLResponse:
+    """The game's card: its title, players and result beside the board after ``ply`` plies
+    (default: the last), 1200 x 630 in ``theme``; what ``card.png`` is a picture of."""
+    visitor = await resolve_visitor(request, service)
+    page = await service.cards.page(game_id, visitor, token, ply)
+    context = {"page": page, "theme": theme, "game_id": game_id}
+    return templates.TemplateResponse(request, "card.html", context)
 
 
 @router.get("/live", response_class=HTMLResponse)

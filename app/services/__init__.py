@@ -6,6 +6,7 @@
 - :mod:`.table`: offers (draw, takeback, rematch), abort, disconnections, chat;
 - :mod:`.reading`: snapshots, catch-ups, steps, records, the open and live lists, replays;
 - :mod:`.archive`: the archive and imported records;
+- :mod:`.cards`: a game's card, the picture a shared link shows;
 - :mod:`.accounts`: signing up, logging in and out, who a request is;
 - :mod:`.addresses` and :mod:`.mail`: an account's email address and its verification; recovery
   links and digests;
@@ -31,6 +32,7 @@ from app.runtime.rules import RulesRunner, slugs
 from app.services.accounts import AccountService
 from app.services.addresses import AddressService
 from app.services.archive import ArchiveService
+from app.services.cards import CardService
 from app.services.challenges import ChallengeService
 from app.services.core import Core, Visitor
 from app.services.deadlines import DeadlineService
@@ -79,6 +81,7 @@ class GameService:
         self.players = PlayerService(self.core)
         self.mail = MailService(self.core, Mailer(settings))
         self.dumps = DumpService(self.core)
+        self.cards = CardService(self.core)
 
     @property
     def hub(self) -> Hub:

@@ -401,6 +401,8 @@ class GameCard:
 
     title: str
     description: str
+    #: The plies played: the picture of the link shows the position after them.
+    ply: int = 0
 
 
 def game_card(game: Game) -> GameCard:
@@ -409,7 +411,7 @@ def game_card(game: Game) -> GameCard:
     >>> row = Game(slug="valaturna", player1_name="Ann", player2_name="Bo", status="finished",
     ...            result="2", ply_count=41)
     >>> game_card(row)
-    GameCard(title='Valaturna: Ann vs Bo', description='Bo beat Ann in 41 plies.')
+    GameCard(title='Valaturna: Ann vs Bo', description='Bo beat Ann in 41 plies.', ply=41)
     >>> game_card(Game(slug="jotun", player1_name="Ann", player2_name=None, status="waiting",
     ...                ply_count=0)).description
     'Ann is waiting for an opponent.'
@@ -429,4 +431,4 @@ def game_card(game: Game) -> GameCard:
         description = f"Drawn after {plies}."
     else:
         description = f"Ended without a result after {plies}."
-    return GameCard(heading, description)
+    return GameCard(heading, description, game.ply_count or 0)

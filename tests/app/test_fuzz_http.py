@@ -84,6 +84,7 @@ def load_schema(server: LiveServer, inferred_links: bool = True) -> Any:
 HTML_404_PAGES = {
     "/rules/{slug}",
     "/games/{game_id}",
+    "/games/{game_id}/card",
     "/players/{username}",
     "/leaderboards/{slug}",
 }

@@ -51,8 +51,11 @@ async def test_a_games_link_card_follows_it_from_waiting_to_its_result(
     assert (tags["og:type"], tags["og:site_name"], tags["twitter:card"]) == (
         "website",
         "Hexmoot",
-        "summary",
+        "summary_large_image",
     )
+    # the picture: the position now, as the board draws it (tests/app/test_card_image.py)
+    assert tags["og:image"] == f"http://testserver{path}/card.png?ply=0"
+    assert (tags["og:image:width"], tags["og:image:height"]) == ("1200", "630")
 
     joined = await bo.post(f"/api/games/{made['id']}/join", json={"token": made["join_token"]})
     assert joined.status_code == 200, joined.text
@@ -65,6 +68,7 @@ async def test_a_games_link_card_follows_it_from_waiting_to_its_result(
     tags = await card(bo, path)
     assert tags["og:title"] == "Valaturna: Ann O'Lee vs Bo"
     assert tags["og:description"] == "In play: 1 ply so far."
+    assert tags["og:image"] == f"http://testserver{path}/card.png?ply=1"
 
     resigned = await bo.post(f"/api/games/{made['id']}/resign", json={"msg_id": "resign"})
     assert resigned.status_code == 200, resigned.text
@@ -82,3 +86,7 @@ async def test_a_private_games_link_shows_nothing_without_its_token(
     assert page.status_code == 404 and "og:" not in page.text and "Ann" not in page.text
     tags = await card(stranger, f"/games/{made['id']}?join={made['join_token']}")
     assert tags["og:description"] == "Ann is waiting for an opponent."
+    # the picture's link carries the token: whoever the link reaches may see the game
+    assert tags["og:image"] == (
+        f"http://testserver/games/{made['id']}/card.png?ply=0&token={made['join_token']}"
+    )
