@@ -66,6 +66,15 @@ class Settings(BaseSettings):
     # app/runtime/rules.py.
     rules_workers: int = 1
     rules_timeout: float = 30.0
+    # The bots (issue 29, app/services/bots.py): worker processes for their searches (bounded; 0
+    # searches inline, tests only), the seconds after which a search stops and plays its best
+    # move so far (a safety net: a level is a budget, not a time), how long a process's lease on a
+    # bot game lasts unless renewed (another process takes the game over once it lapses), and how
+    # often every process sweeps for bot games whose turn it is (after a restart, a lost wake).
+    bot_workers: int = Field(default=1, ge=0)
+    bot_move_seconds: float = Field(default=10.0, gt=0)
+    bot_lease: float = Field(default=10.0, gt=0)
+    bot_sweep_every: float = Field(default=2.0, gt=0)
 
     # Websocket limits.
     ws_idle_timeout: float = 60.0

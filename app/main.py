@@ -22,7 +22,19 @@ from app.http_limits import BodyLimit
 from app.identity import Signer
 from app.identity.sessions import SessionSigner
 from app.repository.writer import Writer
-from app.routes import account, api, archive, health, mine, pages, players, replay, table, ws
+from app.routes import (
+    account,
+    api,
+    archive,
+    bots,
+    health,
+    mine,
+    pages,
+    players,
+    replay,
+    table,
+    ws,
+)
 from app.runtime.clock import OffsetClock, SystemClock
 from app.runtime.hub import make_hub
 from app.runtime.limiter import Limiter
@@ -99,6 +111,11 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         app.state.deadlines_task = deadlines
         # End idle games now and then: the process holding the sweep's lease does (as for the
         # deadlines; a second sweeper could do no harm, each ending is version-guarded).
+        # The bots (issue 29): their accounts, then the drivers of their games, woken by the bots'
+        # channels and by a sweep (each game driven by the process holding its lease).
+        await service.bots.start_up()
+        bot_wakes = asyncio.create_task(service.bots.listen())
+        bot_sweeps = asyncio.create_task(every(clock, settings.bot_sweep_every, service.bots.sweep))
         sweeper = asyncio.create_task(
             every(clock, settings.abandon_check_every, service.deadlines.sweep_abandoned)
         )
@@ -107,7 +124,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             every(clock, settings.digest_check_every, service.mail.send_digests)
         )
         # The archive's monthly dumps, built by one process at a time (the "dumps" lease).
-        tasks = [sweeper, digests, beats, deadlines, recount, recount_away]
+        tasks = [sweeper, digests, beats, deadlines, recount, recount_away, bot_wakes, bot_sweeps]
         if settings.dumps_every:
             tasks.append(
                 asyncio.create_task(every(clock, settings.dumps_every, service.dumps.build_due))
@@ -122,6 +139,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await service.bots.close()
             await hub.close()
             rules.close()
             writer.close()
@@ -168,6 +186,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(table.router)
     app.include_router(players.router)
     app.include_router(replay.router)
+    app.include_router(bots.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
     return app

@@ -226,6 +226,8 @@ class Account(Base):
     last_seen_at: Mapped[int] = mapped_column(BigInteger)
     password_changed_at: Mapped[int] = mapped_column(BigInteger)
     digest_sent_at: Mapped[int | None] = mapped_column(BigInteger)
+    # A bot's level ("beginner" .. "hard"; issue 29); None for a person. Nobody logs into a bot.
+    bot: Mapped[str | None] = mapped_column(String(16))
 
 
 class AccountSession(Base):

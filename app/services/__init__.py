@@ -11,6 +11,7 @@
 - :mod:`.addresses` and :mod:`.mail`: an account's email address and its verification; recovery
   links and digests;
 - :mod:`.mine` and :mod:`.challenges`: a player's own lists ("My games") and direct challenges;
+- :mod:`.bots`: the bot accounts, games against the computer, and the drivers of their moves;
 - :mod:`.core`: what they share (locks, the position cache, publishing, :meth:`Core.finish`).
 
 Routes and sockets reach them through :class:`GameService` (``ServiceDep``), always by area:
@@ -26,12 +27,14 @@ from app.domain.clock import Clock
 from app.identity.sessions import SessionSigner
 from app.mail import Mailer
 from app.repository.writer import Writer
+from app.runtime.bots import BotPool
 from app.runtime.clock import SystemClock
 from app.runtime.hub import Hub
 from app.runtime.rules import RulesRunner, slugs
 from app.services.accounts import AccountService
 from app.services.addresses import AddressService
 from app.services.archive import ArchiveService
+from app.services.bots import BotService
 from app.services.cards import CardService
 from app.services.challenges import ChallengeService
 from app.services.core import Core, Visitor
@@ -65,6 +68,7 @@ class GameService:
         rules: RulesRunner | None = None,
         clock: Clock | None = None,
         session_signer: SessionSigner | None = None,
+        bot_pool: BotPool | None = None,
     ) -> None:
         rules = rules or RulesRunner(settings.rules_workers, settings.rules_timeout)
         self.core = Core(sessions, hub, settings, writer, rules, clock or SystemClock())
@@ -82,6 +86,7 @@ class GameService:
         self.mail = MailService(self.core, Mailer(settings))
         self.dumps = DumpService(self.core)
         self.cards = CardService(self.core)
+        self.bots = BotService(self.core, self.lifecycle, self.playing, bot_pool)
 
     @property
     def hub(self) -> Hub:
@@ -109,5 +114,6 @@ class GameService:
         return self.core.clock
 
     def close(self) -> None:
-        """Stop the rules workers."""
+        """Stop the rules workers and the bots' workers."""
         self.core.rules.close()
+        self.bots.pool.close()

@@ -72,6 +72,8 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("post", "/api/account/recover"): (202, "OkOut", {400, 403, 409, 413, 422, 429}),
     ("post", "/api/account/reset"): (200, "OkOut", {400, 403, 413, 422, 429}),
     ("get", "/api/leaderboards/{slug}"): (200, "LeaderboardOut", {422}),
+    ("post", "/api/bots/games"): (201, "CreatedOut", {400, 403, 413, 422, 429}),
+    ("get", "/api/bots"): (200, "BotsOut", set()),
     # NDJSON, a line per game (ExportLine) then ExportNext: no one model for the whole body
     ("get", "/api/archive/export"): (200, "", {422, 429}),
 }
@@ -92,6 +94,7 @@ HTML_PAGES = {
     "/players/{username}",
     "/leaderboards",
     "/leaderboards/{slug}",
+    "/bots",
     "/account/recover",
     "/account/reset",
     "/account/verify",
