@@ -57,6 +57,20 @@ function ratedIsPublic() {
 if ($("rated")) $("rated").addEventListener("change", ratedIsPublic);
 ratedIsPublic();
 
+// Against the computer (docs/protocol.md, "Bots"): the same form, with the bot's level as the
+// opponent; such a game is public (anyone may watch it) and starts at once, so "Who can join" goes.
+function opponentChosen() {
+  const bot = $("opponent").value !== "person";
+  $("visibility-option").hidden = bot;
+  $("create").textContent = bot ? "Play the computer" : "Create the game";
+}
+$("opponent").addEventListener("change", opponentChosen);
+
+async function playComputer(body) {
+  const made = await call("POST", "/api/bots/games", body);
+  location.href = made.url;
+}
+
 form.addEventListener("submit", async (e) => {
   e.preventDefault();
   $("create-error").textContent = "";
@@ -71,6 +85,10 @@ form.addEventListener("submit", async (e) => {
   try {
     await saveName();
     const rated = Boolean($("rated") && $("rated").checked);
+    if ($("opponent").value !== "person") {
+      await playComputer({ game: game.slug, options, level: $("opponent").value, seat, rated, time_control: timeControl("time") });
+      return;
+    }
     const body = { game: game.slug, options, seat, public: $("visibility").value === "public", rated, time_control: timeControl("time") };
     if (rated) body.takebacks = Boolean($("takebacks") && $("takebacks").checked);
     const made = await create(body);
@@ -186,7 +204,10 @@ $("open-games").addEventListener("click", (e) => {
   if (c) cancel(c.dataset.cancel, c);
 });
 
-const wanted = new URLSearchParams(location.search).get("game");
+const asked = new URLSearchParams(location.search);
+if ([...$("opponent").options].some((o) => o.value === asked.get("opponent"))) $("opponent").value = asked.get("opponent");
+opponentChosen();
+const wanted = asked.get("game");
 const radios = [...form.querySelectorAll('input[name="game"]:not(:disabled)')];
 const pick = radios.find((r) => r.value === wanted) || radios.find((r) => r.checked) || radios[0];
 if (pick) pick.checked = true;
