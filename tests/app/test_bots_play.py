@@ -5,18 +5,23 @@ the other taking the game over once the first is killed."""
 
 from __future__ import annotations
 
+import asyncio
 import secrets
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.db import make_engine, make_sessionmaker
 from app.models import Event, Lease
+from tests.app.conftest import ClientFactory
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game
+from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 from tests.support.wsclient import GameSocket, TestVisitor
 
@@ -174,6 +179,46 @@ async def test_a_realtime_bot_game_starts_with_the_bot_present(server: LiveServe
         await play_some(socket, picker, snapshot["version"], 1, 2)
     finally:
         await eve.close()
+
+
+async def poll(condition: Callable[[], bool], what: str) -> None:
+    end = time.monotonic() + PATIENCE
+    while not condition():
+        assert time.monotonic() < end, f"not in time: {what}"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_bot_move_for_a_game_that_moved_on_is_dropped(
+    app: FastAPI, clients: ClientFactory
+) -> None:
+    """Ann moves, then resigns while the Hard bot searches its answer (a search of thousands of
+    simulations, against one HTTP request): the bot's move, based on the version before the
+    resignation, is refused and dropped; the game ends resigned by Ann, with no move of the bot's
+    after it. (Should the bot ever answer before the resignation, its move is played instead: the
+    test then checks the same invariants, one bot move at most.)"""
+    bots = app.state.service.bots
+    played, dropped = bots.played, bots.dropped
+    ann = await clients("Ann")
+    slug, options = "exxit", {}
+    made = await ann.post(
+        "/api/bots/games", json={"game": slug, "options": options, "level": "hard", "seat": 1}
+    )
+    assert made.status_code == 201, made.text
+    game_id = made.json()["id"]
+    picker = MovePicker(slug, options, seed=2)
+    moved = await ann.post(
+        f"/api/games/{game_id}/moves", json={"move": picker.pick(), "version": 2, "msg_id": "a1"}
+    )
+    assert moved.status_code == 200, moved.text
+    resigned = await ann.post(f"/api/games/{game_id}/resign", json={"msg_id": "r1"})
+    assert resigned.status_code == 200, resigned.text
+    await poll(lambda: bots.played + bots.dropped > played + dropped, "the bot's decision")
+    snapshot = (await ann.get(f"/api/games/{game_id}")).json()
+    assert snapshot["game"]["status"] == "finished"
+    assert snapshot["game"]["result"]["reason"] == "resignation"
+    assert snapshot["game"]["result"]["winner"] == 2
+    assert len(snapshot["game"]["moves"]) == 1 + (bots.played - played)
+    assert bots.played - played + bots.dropped - dropped == 1
 
 
 # --- two processes on PostgreSQL and Redis ------------------------------------------------------
