@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, and_, false, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Account, Game, Move
+from app.repository.bots import BOT_PLAYER_IDS
 
 Sort = Literal["newest", "oldest", "longest", "shortest"]
 #: Each sort's key, all in one direction (True: descending); the cursor holds these values.
@@ -52,6 +53,7 @@ class ArchiveFilter:
     rated: bool | None = None
     time: str | None = None  # a time_key, or a kind ("realtime") for all of its controls
     imported: bool | None = None
+    bot: bool | None = None  # a bot holds a seat (issue 29)
     sort: Sort = "newest"
 
 
@@ -84,6 +86,18 @@ def _after(sort: Sort, cursor: Cursor) -> ColumnElement[bool]:
         equal = [getattr(Game, n) == cursor[j] for j, n in enumerate(names[:i])]
         terms.append(and_(*equal, beyond))
     return or_(*terms)
+
+
+def against_bot(yes: bool) -> ColumnElement[bool]:
+    """Games a bot holds a seat of (``yes``), or not: its player ids are fixed
+    (``BOT_PLAYER_IDS``), so the players' indexes answer the first."""
+    bots = BOT_PLAYER_IDS
+    if yes:
+        return or_(Game.player1_id.in_(bots), Game.player2_id.in_(bots))
+    return and_(
+        or_(Game.player1_id.is_(None), Game.player1_id.not_in(bots)),
+        or_(Game.player2_id.is_(None), Game.player2_id.not_in(bots)),
+    )
 
 
 def archive_query(
@@ -133,6 +147,8 @@ def archive_query(
         query = query.where(Game.rated == (true() if f.rated else false()))
     if f.imported is not None:
         query = query.where(Game.imported == (true() if f.imported else false()))
+    if f.bot is not None:
+        query = query.where(against_bot(f.bot))
     if f.time is not None and ":" not in f.time and f.time != "unlimited":
         # a kind: every control of it, a range of the index (``realtime:`` up to ``realtime;``)
         query = query.where(Game.time_key >= f.time + ":", Game.time_key < f.time + ";")

@@ -17,6 +17,9 @@ from app.models import Account, Game, Lease, Player, Rating
 
 #: The password hash of a bot: not an argon2 hash, so no password matches it.
 NO_PASSWORD = "!bot: nobody logs in"
+#: The bots' levels, weakest first, and their player ids (fixed: the archive filters by them).
+BOT_LEVELS = ("beginner", "easy", "medium", "hard")
+BOT_PLAYER_IDS = tuple(f"bot-{level}" for level in BOT_LEVELS)
 #: The prefix of a bot game's lease (``leases.name`` holds 32 characters; game ids 16).
 LEASE_PREFIX = "bot:"
 
@@ -132,6 +135,8 @@ async def bot_ratings(session: AsyncSession, account_ids: Sequence[int]) -> Sequ
 
 
 __all__ = [
+    "BOT_LEVELS",
+    "BOT_PLAYER_IDS",
     "LEASE_PREFIX",
     "NO_PASSWORD",
     "BotRow",

@@ -61,6 +61,7 @@ FILTERS = frozenset(
         "rated",
         "time",
         "imported",
+        "bot",
     }
 )
 #: The parameters of ``GET /api/archive``; any other is refused (a typo is no silent "any").
@@ -189,6 +190,7 @@ async def archive_filters(
     rated: str | None = None,
     time: str | None = None,
     imported: str | None = None,
+    bot: str | None = None,
 ) -> ArchiveFilter:
     """The archive's filters, each checked (``bad_filter`` naming the first at fault); the sort
     is the route's. ``account`` (a username) or ``guest`` (a guest's player id) finds one player
@@ -254,6 +256,7 @@ async def archive_filters(
         rated=_yes_no("rated", rated),
         time=time,
         imported=_yes_no("imported", imported),
+        bot=_yes_no("bot", bot),
     )
     if filters.start is not None and filters.end is not None and filters.start > filters.end:
         raise _refuse("from", "the from date is after the to date; swap them")

@@ -462,6 +462,7 @@ class ArchiveEntryJson(TypedDict):
     time_key: str
     first_move: str | None
     pie_taken: bool | None
+    bot: bool
 
 
 class ArchiveJson(TypedDict):

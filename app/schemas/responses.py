@@ -519,6 +519,7 @@ class ArchiveEntry(Out):
     pie_taken: bool | None = Field(
         description="whether seat 2 chose Black at the pie (null: no pie, or no choice made)"
     )
+    bot: bool = Field(description="a bot (the computer) held a seat")
 
 
 class ArchiveOut(Out):

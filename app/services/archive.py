@@ -17,6 +17,7 @@ from app.identity import name_key, validate_name
 from app.identity.usernames import username_key
 from app.repository import accounts, reads
 from app.repository import archive as archived
+from app.repository.bots import BOT_PLAYER_IDS
 from app.repository.writes import EventRow, NewGame
 from app.runtime.hub import encode
 from app.runtime.rules import RecordError, can_draw, has_pie, title
@@ -37,6 +38,9 @@ EXPORT_MAX = 10_000
 EXPORT_PAGE = 100
 #: The most games one ``GET /api/archive/boards`` may ask for (an archive page's most).
 BOARDS_MAX = 100
+
+#: The bots' player ids: an archive entry says whether one held a seat.
+BOTS = frozenset(BOT_PLAYER_IDS)
 
 
 class ArchiveService:
@@ -75,6 +79,7 @@ class ArchiveService:
                 "time_key": g.time_key or "unlimited",
                 "first_move": g.first_move,
                 "pie_taken": g.pie_taken,
+                "bot": bool({g.player1_id, g.player2_id} & BOTS),
             }
             size += len(json.dumps(entry, separators=(",", ":"))) + 1
             if entries and size > ARCHIVE_PAGE_BYTES:

@@ -113,7 +113,8 @@ class Bot:
 
 
 def _player_id(level: str) -> str:
-    return f"bot-{level}"
+    """A bot's player id (``store.BOT_PLAYER_IDS``)."""
+    return store.BOT_PLAYER_IDS[store.BOT_LEVELS.index(level)]
 
 
 class BotService:

@@ -42,7 +42,7 @@ function fromUrl() {
   const params = new URLSearchParams(location.search);
   for (const el of form.elements) if (el.name) el.value = params.get(el.name) || "";
   fillOptions(params.get("options") || "");
-  const more = ["result", "colour", "pie", "first_move", "min_moves", "max_moves", "from", "to", "rated", "time", "imported"];
+  const more = ["result", "colour", "pie", "first_move", "min_moves", "max_moves", "from", "to", "rated", "time", "imported", "bot"];
   if (more.some((k) => params.get(k))) $("more-filters").open = true;
   const page = Number(params.get("page"));
   return { cursor: params.get("cursor"), page: Number.isInteger(page) && page > 1 ? page : 2 };
@@ -68,6 +68,7 @@ function card(g) {
     g.rated ? "rated" : "casual",
   ];
   if (g.pie_taken !== null) facts.push(g.pie_taken ? "pie taken" : "pie declined");
+  if (g.bot) facts.push("against the computer");
   if (g.imported) facts.push(g.imported_by ? `imported by ${escapeHtml(g.imported_by)}` : "imported");
   const body = document.createElement("div");
   body.innerHTML = `<p><strong>${escapeHtml(g.title)}</strong> <span class="muted">${escapeHtml(options)}</span></p>

@@ -20,7 +20,7 @@ from app.db import make_engine, make_sessionmaker
 from app.models import Event, Lease
 from tests.app.conftest import ClientFactory
 from tests.support.databases import fresh_database
-from tests.support.gameplay import MovePicker, quick_game
+from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.patience import PATIENCE
 from tests.support.server import LiveServer
 from tests.support.wsclient import GameSocket, TestVisitor
@@ -219,6 +219,35 @@ async def test_a_bot_move_for_a_game_that_moved_on_is_dropped(
     assert snapshot["game"]["result"]["winner"] == 2
     assert len(snapshot["game"]["moves"]) == 1 + (bots.played - played)
     assert bots.played - played + bots.dropped - dropped == 1
+
+
+async def test_the_archive_marks_and_filters_the_games_against_a_bot(
+    clients: ClientFactory,
+) -> None:
+    ann, bo = await clients("Ann"), await clients("Bo")
+    slug, options = quick_game()
+    made = await ann.post(
+        "/api/bots/games", json={"game": slug, "options": options, "level": "medium", "seat": 2}
+    )
+    against_bot = made.json()["id"]
+    people = (await start_game(ann, bo, slug, options))["id"]
+    for game_id in (against_bot, people):
+        resigned = await ann.post(f"/api/games/{game_id}/resign", json={"msg_id": "bye"})
+        assert resigned.status_code == 200, resigned.text
+
+    async def listed(query: str) -> dict[str, bool]:
+        answer = await ann.get(f"/api/archive?limit=100{query}")
+        assert answer.status_code == 200, answer.text
+        return {g["id"]: g["bot"] for g in answer.json()["games"]}
+
+    everything = await listed("")
+    assert everything[against_bot] is True and everything[people] is False
+    with_bots, without = await listed("&bot=true"), await listed("&bot=false")
+    assert against_bot in with_bots and people not in with_bots
+    assert people in without and against_bot not in without
+    assert all(with_bots.values()) and not any(without.values())
+    refused = await ann.get("/api/archive?bot=yes")
+    assert refused.status_code == 422 and refused.json()["error"]["field"] == "bot"
 
 
 # --- two processes on PostgreSQL and Redis ------------------------------------------------------
