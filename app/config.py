@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     bot_move_seconds: float = Field(default=10.0, gt=0)
     bot_lease: float = Field(default=10.0, gt=0)
     bot_sweep_every: float = Field(default=2.0, gt=0)
+    # Games against a bot one visitor may play at once (0: no limit): each costs the bots' workers.
+    bot_games_per_visitor: int = Field(default=5, ge=0)
 
     # Websocket limits.
     ws_idle_timeout: float = 60.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, and_, delete, or_, select, update
+from sqlalchemy import Connection, and_, delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -112,6 +112,23 @@ async def bot_games(session: AsyncSession, player_ids: Sequence[str]) -> Sequenc
     return result.scalars().all()
 
 
+async def bot_games_of(session: AsyncSession, player_id: str) -> int:
+    """How many active games ``player_id`` plays against a bot."""
+    bots = BOT_PLAYER_IDS
+    result = await session.execute(
+        select(func.count())
+        .select_from(Game)
+        .where(
+            Game.status == "active",
+            or_(
+                and_(Game.player1_id == player_id, Game.player2_id.in_(bots)),
+                and_(Game.player2_id == player_id, Game.player1_id.in_(bots)),
+            ),
+        )
+    )
+    return int(result.scalar_one())
+
+
 async def ended_leases(session: AsyncSession) -> Sequence[str]:
     """The ids of the games whose bot lease is left though they are no longer active."""
     rows = await session.execute(select(Lease.name).where(Lease.name.like(f"{LEASE_PREFIX}%")))
@@ -144,6 +161,7 @@ __all__ = [
     "EnsureBots",
     "bot_accounts",
     "bot_games",
+    "bot_games_of",
     "bot_ratings",
     "ended_leases",
 ]

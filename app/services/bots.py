@@ -84,6 +84,9 @@ FAILURES_BEFORE_RESIGNING = 3
 SHARE_OF_TIME_LEFT = 1 / 20
 #: ... but never sooner than this (seconds): the decision must still have a budget.
 MIN_SEARCH = 0.05
+#: The ``Retry-After`` (seconds) of a visitor over BOT_GAMES_PER_VISITOR: when a game of theirs
+#: ends is theirs to decide.
+BOT_QUOTA_RETRY = 60.0
 #: The refusals that mean "the game moved on meanwhile": the bot's move is dropped.
 STALE = frozenset(
     {
@@ -137,6 +140,7 @@ class BotService:
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._again: set[str] = set()
         self._held: dict[str, int] = {}  # game -> until when this process holds its lease
+        self._others: dict[str, int] = {}  # game -> until when not to try to take another's lease
         self._present: dict[str, tuple[str, str]] = {}  # game -> (seat channel, bot player)
         self._failures: Counter[tuple[str, int]] = Counter()
         self._closed = False
@@ -214,6 +218,17 @@ class BotService:
             raise AppError(
                 ErrorCode.BAD_OPTION, f"no bot plays at level {body.level!r}", field="level"
             )
+        most = self.core.settings.bot_games_per_visitor
+        if most > 0:
+            async with self.core.sessions() as session:
+                playing = await store.bot_games_of(session, visitor.id)
+            if playing >= most:
+                raise AppError(
+                    ErrorCode.RATE_LIMITED,
+                    f"you are playing {playing} games against the computer, the most allowed at"
+                    " once: finish or resign one first",
+                    retry_after=BOT_QUOTA_RETRY,
+                )
         created = await self.lifecycle.create(
             visitor,
             body.game,
@@ -264,13 +279,19 @@ class BotService:
         """Whether this process drives the game now (taking or renewing its lease as due)."""
         now = self.core.clock.now()
         ttl = to_ms(self.core.settings.bot_lease)
+        if self._others.get(game_id, 0) > now:
+            return False  # another process held it lately: not a write per wake and sweep
         if self._held.get(game_id, 0) - now < ttl // 2:
             name = f"{store.LEASE_PREFIX}{game_id}"
             held = await self.core.writer.write(TakeLease(name, self.owner, now, ttl))
             if held:
                 self._held[game_id] = now + ttl
+                self._others.pop(game_id, None)
             else:
+                # Its holder renews it at half its life: try again after that, so a dead
+                # holder's game is taken over within one and a half leases.
                 self._held.pop(game_id, None)
+                self._others[game_id] = now + ttl // 2
         return self._held.get(game_id, 0) > now
 
     async def _look(self, game_id: str) -> bool:
@@ -380,6 +401,7 @@ class BotService:
         present = self._present.pop(game_id, None)
         if present is not None:
             await self.core.hub.presence(present[0], present[1], -1)
+        self._others.pop(game_id, None)
         if self._held.pop(game_id, None) is not None:
             await self.core.writer.write(store.DropLeases((game_id,)))
         for key in [k for k in self._failures if k[0] == game_id]:
@@ -394,7 +416,7 @@ class BotService:
         ids = {game.id for game in active}
         for game_id in ids:
             self.wake(game_id)
-        for game_id in [g for g in list(self._present) if g not in ids]:
+        for game_id in [g for g in {*self._present, *self._held, *self._others} if g not in ids]:
             await self._ended(game_id)
         if left:
             await self.core.writer.write(store.DropLeases(tuple(left)))

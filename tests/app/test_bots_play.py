@@ -12,13 +12,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
 from app.db import make_engine, make_sessionmaker
+from app.main import create_app
 from app.models import Event, Lease
-from tests.app.conftest import ClientFactory
+from tests.app.conftest import ClientFactory, make_settings
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.patience import PATIENCE
@@ -248,6 +250,24 @@ async def test_the_archive_marks_and_filters_the_games_against_a_bot(
     assert all(with_bots.values()) and not any(without.values())
     refused = await ann.get("/api/archive?bot=yes")
     assert refused.status_code == 422 and refused.json()["error"]["field"] == "bot"
+
+
+async def test_a_visitor_plays_a_few_bot_games_at_once_at_most(database_url: str) -> None:
+    """BOT_GAMES_PER_VISITOR: the third game at once is refused; one resigned frees its place."""
+    application = create_app(make_settings(database_url, bot_games_per_visitor=2))
+    async with application.router.lifespan_context(application):
+        transport = httpx.ASGITransport(app=application)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as fay:
+            slug, options = quick_game()
+            body = {"game": slug, "options": options, "level": "beginner", "seat": 1}
+            made = [await fay.post("/api/bots/games", json=body) for _ in range(3)]
+            assert [m.status_code for m in made] == [201, 201, 429]
+            assert made[2].json()["error"]["code"] == "rate_limited"
+            assert made[2].headers["Retry-After"] == "60"
+            first = made[0].json()["id"]
+            resigned = await fay.post(f"/api/games/{first}/resign", json={"msg_id": "r"})
+            assert resigned.status_code == 200, resigned.text
+            assert (await fay.post("/api/bots/games", json=body)).status_code == 201
 
 
 # --- two processes on PostgreSQL and Redis ------------------------------------------------------

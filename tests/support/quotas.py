@@ -9,6 +9,7 @@ from __future__ import annotations
 
 QUOTAS_OFF: dict[str, str] = {
     "OPEN_GAMES_PER_VISITOR": "0",
+    "BOT_GAMES_PER_VISITOR": "0",
     "RATE_CREATE_PER_VISITOR": "",
     "RATE_CREATE_PER_IP": "",
     "RATE_REPLAY_PER_VISITOR": "",
