@@ -86,7 +86,7 @@ class GameService:
         self.mail = MailService(self.core, Mailer(settings))
         self.dumps = DumpService(self.core)
         self.cards = CardService(self.core)
-        self.bots = BotService(self.core, self.lifecycle, self.playing, bot_pool)
+        self.bots = BotService(self.core, self.lifecycle, self.playing, self.table, bot_pool)
 
     @property
     def hub(self) -> Hub:

@@ -31,6 +31,9 @@ move so far. A search that fails (its worker died or overran) is tried again at 
 bot whose search failed :data:`FAILURES_BEFORE_RESIGNING` times at the same move resigns, with
 the reason logged (a timed game's clock would flag it first).
 
+**Offers:** the driver answers the opponent's offer as the bot: a draw declined (it plays on), a
+takeback and a rematch accepted (it is there to learn against), through ``TableService.answer``.
+
 **Away:** in a real-time game a seat with no open socket is away and may be claimed after its
 grace. A bot has no socket: it is present on its seat's channel (``hub.presence``) in the process
 that created its game and in each that drives it, until the game ends; a driver killed outright
@@ -66,6 +69,7 @@ from app.schemas.responses import CreatedOut
 from app.services.core import Core, Visitor
 from app.services.lifecycle import LifecycleService
 from app.services.play import PlayService
+from app.services.table import TableService
 
 log = logging.getLogger("hexmoot")
 
@@ -128,11 +132,13 @@ class BotService:
         core: Core,
         lifecycle: LifecycleService,
         playing: PlayService,
+        table: TableService,
         pool: BotPool | None = None,
     ) -> None:
         self.core = core
         self.lifecycle = lifecycle
         self.playing = playing
+        self.table = table
         self.pool = pool or BotPool(core.settings.bot_workers)
         self.owner = secrets.token_hex(8)
         self.bots: dict[str, Bot] = {}
@@ -300,10 +306,15 @@ class BotService:
         core = self.core
         async with core.sessions() as session:
             game = await reads.get_game(session, game_id)
+            bot_seat, bot = (0, None) if game is None else self._bot_seat(game)
+            if game is not None and bot is not None and _offered_to(game, bot_seat):
+                if not await self._hold(game_id):
+                    return False
+                await self._answer(game, bot)
+                return True
             if game is None or game.status != "active":
                 await self._ended(game_id)
                 return False
-            bot_seat, bot = self._bot_seat(game)
             if bot is None:
                 return False
             if not await self._hold(game_id):
@@ -343,6 +354,16 @@ class BotService:
             return True
         self.played += 1
         return True
+
+    async def _answer(self, game: Game, bot: Bot) -> None:
+        """Answer the opponent's offer: a draw is declined (the bot plays on), a takeback and a
+        rematch accepted (the bot is there to learn against)."""
+        assert game.offer is not None
+        kind = str(game.offer["kind"])
+        try:
+            await self.table.answer(bot.visitor, game.id, kind, kind != "draw")
+        except AppError as exc:  # answered, withdrawn or moved on meanwhile
+            log.info("the %s bot's answer to a %s offer was refused: %s", bot.level, kind, exc)
 
     def _bot_seat(self, game: Game) -> tuple[int, Bot | None]:
         """The seat a bot holds in ``game`` and the bot (the seat to move first, if both are)."""
@@ -461,3 +482,14 @@ class BotService:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self.pool.close()
+
+
+def _offered_to(game: Game, bot_seat: int) -> bool:
+    """Whether the opponent has an offer pending for the bot: a draw or a takeback while the game
+    is played, a rematch once it is over."""
+    offer = game.offer
+    if offer is None or offer.get("seat") == bot_seat:
+        return False
+    if offer.get("kind") == "rematch":
+        return game.status == "finished" and game.rematch_id is None
+    return game.status == "active"

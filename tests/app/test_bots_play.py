@@ -223,6 +223,65 @@ async def test_a_bot_move_for_a_game_that_moved_on_is_dropped(
     assert bots.played - played + bots.dropped - dropped == 1
 
 
+async def test_the_bot_declines_a_draw_and_accepts_a_takeback_and_a_rematch(
+    clients: ClientFactory,
+) -> None:
+    gil = await clients("Gil")
+    slug, options = quick_game()
+    made = await gil.post(
+        "/api/bots/games", json={"game": slug, "options": options, "level": "beginner", "seat": 1}
+    )
+    game_id = made.json()["id"]
+    picker = MovePicker(slug, options, seed=8)
+
+    async def game() -> dict[str, Any]:
+        snapshot: dict[str, Any] = (await gil.get(f"/api/games/{game_id}")).json()
+        return snapshot
+
+    async def until(check: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+        end = time.monotonic() + PATIENCE
+        while not check(snapshot := await game()):
+            assert time.monotonic() < end, f"not in time: {what}"
+            await asyncio.sleep(0.05)
+        return snapshot
+
+    for _ in range(2):  # Gil's move, the bot's answer, twice (the pie's setup and choice first)
+        snapshot = await game()
+        text = picker.pick()
+        body = {"move": text, "version": snapshot["version"], "msg_id": f"g{len(picker.moves)}"}
+        assert (await gil.post(f"/api/games/{game_id}/moves", json=body)).status_code == 200
+        picker.play(text)
+        snapshot = await until(lambda s: len(s["game"]["moves"]) > len(picker.moves), "a reply")
+        picker.play(snapshot["game"]["moves"][-1])
+    if snapshot["game"]["to_move"] != 1:  # the bot moves again after its pie choice
+        snapshot = await until(lambda s: s["game"]["to_move"] == 1, "the bot's move")
+
+    offered = await gil.post(f"/api/games/{game_id}/offer", json={"kind": "draw"})
+    assert offered.status_code == 200, offered.text
+    snapshot = await until(lambda s: s["game"]["offer"] is None, "the draw declined")
+    assert snapshot["game"]["declined"] == {"kind": "draw", "seat": 2}
+    assert snapshot["game"]["status"] == "active"
+
+    plies = len(snapshot["game"]["moves"])
+    asked = await gil.post(f"/api/games/{game_id}/offer", json={"kind": "takeback"})
+    assert asked.status_code == 200, asked.text
+    snapshot = await until(lambda s: len(s["game"]["moves"]) < plies, "the takeback accepted")
+    assert snapshot["game"]["offer"] is None and snapshot["game"]["status"] == "active"
+
+    assert (await gil.post(f"/api/games/{game_id}/resign", json={"msg_id": "r"})).status_code == 200
+    asked = await gil.post(f"/api/games/{game_id}/offer", json={"kind": "rematch"})
+    assert asked.status_code == 200, asked.text
+    snapshot = await until(lambda s: s["game"]["rematch_id"] is not None, "the rematch accepted")
+    rematch = (await gil.get(f"/api/games/{snapshot['game']['rematch_id']}")).json()
+    assert rematch["game"]["status"] == "active"
+    assert [p["account"] for p in rematch["game"]["players"]] == ["Hexmoot-Beginner", None]
+    # The bot has the first move of the rematch, and makes it.
+    end = time.monotonic() + PATIENCE
+    while not (await gil.get(f"/api/games/{rematch['game']['id']}")).json()["game"]["moves"]:
+        assert time.monotonic() < end, "the bot's first move of the rematch"
+        await asyncio.sleep(0.05)
+
+
 async def test_the_archive_marks_and_filters_the_games_against_a_bot(
     clients: ClientFactory,
 ) -> None:
