@@ -7,9 +7,10 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 
 from app.deps import ServiceDep, VisitorDep, page_visitor
+from app.identity.sessions import SESSION_COOKIE
 from app.runtime.limiter import rate_limited
 from app.schemas import error_responses
-from app.schemas.bots import BotGameIn, BotsOut
+from app.schemas.bots import BotGameIn, BotsOut, BotTokenOut
 from app.schemas.responses import CreatedOut
 from app.templating import templates
 
@@ -26,6 +27,13 @@ router = APIRouter(dependencies=[Depends(page_visitor)])
 async def create(body: BotGameIn, visitor: VisitorDep, service: ServiceDep) -> CreatedOut:
     """Start a game against the bot of ``level``, the visitor seated as asked."""
     return await service.bots.create(visitor, body)
+
+
+@router.post("/api/bots/token", response_model=BotTokenOut, responses=error_responses(401))
+async def token(visitor: VisitorDep, service: ServiceDep) -> BotTokenOut:
+    """A token for a program to play as the signed-in account (an external bot)."""
+    value, public_id = await service.accounts.program_session(visitor)
+    return BotTokenOut(token=value, cookie=SESSION_COOKIE, session=public_id)
 
 
 @router.get("/api/bots", response_model=BotsOut)

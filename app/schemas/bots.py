@@ -54,6 +54,14 @@ class BotOut(Out):
     games: list[BotLevelOut]
 
 
+class BotTokenOut(Out):
+    """``POST /api/bots/token``: a session of the account for a program, shown once."""
+
+    token: str = Field(description="the session cookie's value: send it as the cookie named below")
+    cookie: str = Field(description="the cookie's name: hexmoot_session")
+    session: str = Field(description="its public id: DELETE /api/account/sessions/{id} revokes it")
+
+
 class BotsOut(Out):
     """``GET /api/bots``: every bot, weakest first."""
 

@@ -328,6 +328,16 @@ class AccountService:
             ]
         )
 
+    async def program_session(self, visitor: Visitor) -> tuple[str, str]:
+        """A new session of the visitor's account for a program (an external bot's token, issue
+        29): its cookie value and its public id. It is a session like a browser's (its row keeps
+        only the token's sha256; it ends unused for 30 days, or revoked with
+        ``DELETE /api/account/sessions/{id}``, which closes its open sockets)."""
+        account = await self._own(visitor)
+        token, row = self._session_row(self.core.clock.now(), PROGRAM_AGENT, None)
+        await self.core.writer.write(store.NewSession({**row, "account_id": account.id}))
+        return self._cookie(token), str(row["id"])[:SESSION_PUBLIC_ID]
+
     async def revoke(self, visitor: Visitor, public_id: str) -> None:
         """End one of the account's sessions (``session_not_found`` if it has none such)."""
         account = await self._own(visitor)
@@ -399,6 +409,8 @@ class AccountService:
 
 
 SESSION_PUBLIC_ID = 16  # hex characters of a session's row id shown to its owner
+#: What a program's session (a bot token) shows as its browser in the account's sessions.
+PROGRAM_AGENT = "Hexmoot bot token"
 
 
 def _agent(text: str | None) -> str:
