@@ -447,15 +447,19 @@ class BotService:
         process (Redis); after a gap (an overflow, a Redis outage), sweep. Until cancelled."""
         hub = self.core.hub
         while True:
-            async with contextlib.AsyncExitStack() as stack:
-                subscriptions = [
-                    await stack.enter_async_context(hub.subscribe(player_channel(b.player_id)))
-                    for b in self.bots.values()
-                ]
-                await asyncio.gather(*(self._follow(s) for s in subscriptions))
+            try:
+                async with contextlib.AsyncExitStack() as stack:
+                    subscriptions = [
+                        await stack.enter_async_context(hub.subscribe(player_channel(b.player_id)))
+                        for b in self.bots.values()
+                    ]
+                    await asyncio.gather(*(self._follow(s) for s in subscriptions))
+            except Exception:  # the sweep still runs; listen again after one of its periods
+                log.exception("the bots' wake-ups failed")
             stop_if_cancelled()
             with contextlib.suppress(Exception):
                 await self.sweep()
+            await self.core.clock.sleep(self.core.settings.bot_sweep_every)
 
     async def _follow(self, subscription: Subscription) -> None:
         while True:
