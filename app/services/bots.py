@@ -310,8 +310,7 @@ class BotService:
             if game is not None and bot is not None and _offered_to(game, bot_seat):
                 if not await self._hold(game_id):
                     return False
-                await self._answer(game, bot)
-                return True
+                return await self._answer(game, bot)
             if game is None or game.status != "active":
                 await self._ended(game_id)
                 return False
@@ -355,15 +354,18 @@ class BotService:
         self.played += 1
         return True
 
-    async def _answer(self, game: Game, bot: Bot) -> None:
+    async def _answer(self, game: Game, bot: Bot) -> bool:
         """Answer the opponent's offer: a draw is declined (the bot plays on), a takeback and a
-        rematch accepted (the bot is there to learn against)."""
+        rematch accepted (the bot is there to learn against). Whether to look again (not after a
+        refusal: the next change or sweep looks again, rather than a loop on the same refusal)."""
         assert game.offer is not None
         kind = str(game.offer["kind"])
         try:
             await self.table.answer(bot.visitor, game.id, kind, kind != "draw")
         except AppError as exc:  # answered, withdrawn or moved on meanwhile
             log.info("the %s bot's answer to a %s offer was refused: %s", bot.level, kind, exc)
+            return False
+        return True
 
     def _bot_seat(self, game: Game) -> tuple[int, Bot | None]:
         """The seat a bot holds in ``game`` and the bot (the seat to move first, if both are)."""
