@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from app.db import make_engine, make_sessionmaker
 from app.main import create_app
 from app.models import Event, Lease
 from tests.app.conftest import ClientFactory, make_settings
+from tests.support.contract import checked
 from tests.support.databases import fresh_database
 from tests.support.gameplay import MovePicker, quick_game, start_game
 from tests.support.patience import PATIENCE
@@ -190,37 +191,48 @@ async def poll(condition: Callable[[], bool], what: str) -> None:
         await asyncio.sleep(0.05)
 
 
-async def test_a_bot_move_for_a_game_that_moved_on_is_dropped(
-    app: FastAPI, clients: ClientFactory
-) -> None:
+@pytest.fixture
+async def alone(backend: str, tmp_path: Path) -> AsyncIterator[FastAPI]:
+    """An app on a database of its own: no other process (the module's live server) can take its
+    bot games' leases, so this process's counters say what its driver did."""
+    with fresh_database(backend, tmp_path) as url:
+        application = create_app(make_settings(url))
+        async with application.router.lifespan_context(application):
+            yield application
+
+
+async def test_a_bot_move_for_a_game_that_moved_on_is_dropped(alone: FastAPI) -> None:
     """Ann moves, then resigns while the Hard bot searches its answer (a search of thousands of
     simulations, against one HTTP request): the bot's move, based on the version before the
     resignation, is refused and dropped; the game ends resigned by Ann, with no move of the bot's
     after it. (Should the bot ever answer before the resignation, its move is played instead: the
     test then checks the same invariants, one bot move at most.)"""
-    bots = app.state.service.bots
+    bots = alone.state.service.bots
     played, dropped = bots.played, bots.dropped
-    ann = await clients("Ann")
-    slug, options = "exxit", {}
-    made = await ann.post(
-        "/api/bots/games", json={"game": slug, "options": options, "level": "hard", "seat": 1}
-    )
-    assert made.status_code == 201, made.text
-    game_id = made.json()["id"]
-    picker = MovePicker(slug, options, seed=2)
-    moved = await ann.post(
-        f"/api/games/{game_id}/moves", json={"move": picker.pick(), "version": 2, "msg_id": "a1"}
-    )
-    assert moved.status_code == 200, moved.text
-    resigned = await ann.post(f"/api/games/{game_id}/resign", json={"msg_id": "r1"})
-    assert resigned.status_code == 200, resigned.text
-    await poll(lambda: bots.played + bots.dropped > played + dropped, "the bot's decision")
-    snapshot = (await ann.get(f"/api/games/{game_id}")).json()
-    assert snapshot["game"]["status"] == "finished"
-    assert snapshot["game"]["result"]["reason"] == "resignation"
-    assert snapshot["game"]["result"]["winner"] == 2
-    assert len(snapshot["game"]["moves"]) == 1 + (bots.played - played)
-    assert bots.played - played + bots.dropped - dropped == 1
+    transport = httpx.ASGITransport(app=alone)
+    async with checked(httpx.AsyncClient(transport=transport, base_url="http://testserver")) as ann:
+        await ann.put("/api/me", json={"name": "Ann"})
+        slug, options = "exxit", {}
+        made = await ann.post(
+            "/api/bots/games", json={"game": slug, "options": options, "level": "hard", "seat": 1}
+        )
+        assert made.status_code == 201, made.text
+        game_id = made.json()["id"]
+        picker = MovePicker(slug, options, seed=2)
+        moved = await ann.post(
+            f"/api/games/{game_id}/moves",
+            json={"move": picker.pick(), "version": 2, "msg_id": "a1"},
+        )
+        assert moved.status_code == 200, moved.text
+        resigned = await ann.post(f"/api/games/{game_id}/resign", json={"msg_id": "r1"})
+        assert resigned.status_code == 200, resigned.text
+        await poll(lambda: bots.played + bots.dropped > played + dropped, "the bot's decision")
+        snapshot = (await ann.get(f"/api/games/{game_id}")).json()
+        assert snapshot["game"]["status"] == "finished"
+        assert snapshot["game"]["result"]["reason"] == "resignation"
+        assert snapshot["game"]["result"]["winner"] == 2
+        assert len(snapshot["game"]["moves"]) == 1 + (bots.played - played)
+        assert bots.played - played + bots.dropped - dropped == 1
 
 
 async def test_the_bot_declines_a_draw_and_accepts_a_takeback_and_a_rematch(
@@ -316,7 +328,8 @@ async def test_a_visitor_plays_a_few_bot_games_at_once_at_most(database_url: str
     application = create_app(make_settings(database_url, bot_games_per_visitor=2))
     async with application.router.lifespan_context(application):
         transport = httpx.ASGITransport(app=application)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as fay:
+        client = httpx.AsyncClient(transport=transport, base_url="http://testserver")
+        async with checked(client) as fay:
             slug, options = quick_game()
             body = {"game": slug, "options": options, "level": "beginner", "seat": 1}
             made = [await fay.post("/api/bots/games", json=body) for _ in range(3)]
