@@ -432,10 +432,16 @@ class BotService:
 
     async def sweep(self) -> None:
         """Look at every active bot game (``BOT_SWEEP_EVERY``): a restart, or a wake lost, is
-        caught up here; leave the games that ended; forget leases their holder left behind."""
-        async with self.core.sessions() as session:
-            active = await store.bot_games(session, list(self._by_player))
-            left = await store.ended_leases(session)
+        caught up here; leave the games that ended; forget leases their holder left behind.
+        Quiet while the database is out of reach (the next sweep after it is back catches up)."""
+        try:
+            async with self.core.sessions() as session:
+                active = await store.bot_games(session, list(self._by_player))
+                left = await store.ended_leases(session)
+        except Exception as exc:
+            if database_unavailable(exc):
+                return
+            raise
         ids = {game.id for game in active}
         for game_id in ids:
             self.wake(game_id)
