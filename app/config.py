@@ -237,6 +237,11 @@ class Settings(BaseSettings):
     # browsers drop an entry that goes idle by themselves, without waiting for a message.
     live_idle_after: float = Field(default=30 * 60.0, gt=0)
 
+    # --- the statistics page (issue 28) --------------------------------------------------------------
+    # A game's statistics (``GET /api/stats/{game}``) are answered from a process's memory for this
+    # many seconds before its counters are read again (0: read every time).
+    stats_cache_seconds: float = Field(default=5.0, ge=0)
+
     # --- mail (issue 16): recovery links and turn digests ------------------------------------------
     # The SMTP server mail goes through; unset, every email feature is off (addresses are refused).
     smtp_host: str | None = None

@@ -32,6 +32,7 @@ from app.routes import (
     pages,
     players,
     replay,
+    stats,
     table,
     ws,
 )
@@ -187,6 +188,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(players.router)
     app.include_router(replay.router)
     app.include_router(bots.router)
+    app.include_router(stats.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
     return app

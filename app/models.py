@@ -396,3 +396,19 @@ class CreationKey(Base):
     fingerprint: Mapped[str] = mapped_column(String(64))
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     created_at: Mapped[int] = mapped_column(BigInteger, index=True)
+
+
+class GameStat(Base):
+    """A counter of the statistics page (issue 28, ``app.domain.stats``): how many finished
+    public games of one game and option set, played here or imported, fall in ``bucket`` of
+    ``kind``. Only ever added to, by an upsert in the transaction that finishes (or imports) a
+    game; ``python -m app.stats rebuild`` recomputes every row from the archive."""
+
+    __tablename__ = "game_stats"
+
+    slug: Mapped[str] = mapped_column(String(32), primary_key=True)
+    options_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    imported: Mapped[bool] = mapped_column(Boolean, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    bucket: Mapped[str] = mapped_column(String(MOVE_TEXT_MAX + 40), primary_key=True)
+    n: Mapped[int] = mapped_column(BigInteger)

@@ -215,6 +215,8 @@ class GameChange:
     # The whole row the change was computed from, when that was a cached copy (:func:`row_values`):
     # written only if the database's row still holds exactly these values, else RowChanged.
     expect: Row | None = None
+    #: Other areas' writes in the same transaction, after the game's (the statistics' counters).
+    after: tuple[Callable[[Connection], object], ...] = ()
 
     def __call__(self, conn: Connection) -> None:
         """Execute the change inside the writer's transaction; Stale if raced, RowChanged if the
@@ -250,6 +252,8 @@ class GameChange:
             conn.execute(_INSERT_EVENT, self.events)
         except IntegrityError as exc:  # another process took this ply or version
             raise Stale from exc
+        for write in self.after:
+            write(conn)
 
 
 # A move's statements are built once, not per change: building one, and its cache key, cost more

@@ -12,6 +12,7 @@
   links and digests;
 - :mod:`.mine` and :mod:`.challenges`: a player's own lists ("My games") and direct challenges;
 - :mod:`.bots`: the bot accounts, games against the computer, and the drivers of their moves;
+- :mod:`.stats`: the statistics page per game and option set, its counters and their rebuild;
 - :mod:`.core`: what they share (locks, the position cache, publishing, :meth:`Core.finish`).
 
 Routes and sockets reach them through :class:`GameService` (``ServiceDep``), always by area:
@@ -46,6 +47,7 @@ from app.services.mine import MineService
 from app.services.play import PlayService
 from app.services.players import PlayerService
 from app.services.reading import ReadingService
+from app.services.stats import StatsService
 from app.services.table import TableService
 
 __all__ = ["CREATION_KEY_PATTERN", "CreationKeyed", "GameService", "Visitor", "installed"]
@@ -83,6 +85,7 @@ class GameService:
         self.challenges = ChallengeService(self.core, self.lifecycle)
         self.mine = MineService(self.core, self.challenges)
         self.players = PlayerService(self.core)
+        self.stats = StatsService(self.core)
         self.mail = MailService(self.core, Mailer(settings))
         self.dumps = DumpService(self.core)
         self.cards = CardService(self.core)

@@ -25,6 +25,7 @@ from app.schemas.outgoing import ArchiveEntryJson, ArchivePlayerJson, Stored
 from app.schemas.responses import ImportedOut
 from app.services.core import Core, Visitor, players_json, seat_ids
 from app.services.reading import export_line
+from app.services.stats import Together, counting
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
 #: bytes each fit; a page of games holding more stops early, with a cursor.
@@ -276,7 +277,8 @@ class ArchiveService:
             )
             events.append(event(ply + 1, "move", {"ply": ply, "move": text, "seat": seat}))
         events.append(event(plies + 2, "result", dict(result)))
-        await self.core.writer.write(NewGame(game, events, moves))
+        counted = counting(self.core.rules, rules.slug, rules.options, True, game)  # issue 28
+        await self.core.writer.write(Together(NewGame(game, events, moves), counted))
         return ImportedOut(id=game_id, url=f"/games/{game_id}")
 
 

@@ -60,6 +60,7 @@ from app.schemas.outgoing import (
     Stored,
     TableJson,
 )
+from app.services.stats import counting
 
 log = logging.getLogger("hexmoot")
 
@@ -644,6 +645,9 @@ class Core:
             move_clock,
             expect,
         )
+        if ending == "finished" and game.public:  # the statistics page's counters (issue 28)
+            counted = counting(self.rules, game.slug, game.options, game.imported, final)
+            change = dataclasses.replace(change, after=(*change.after, counted))
         if ending == "finished" and game.rated and not game.imported:
             rated = await self._rated(session, game, final.get("ply_count", game.ply_count), result)
             change = dataclasses.replace(change, rated=rated)

@@ -75,6 +75,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("post", "/api/bots/games"): (201, "CreatedOut", {400, 403, 413, 422, 429}),
     ("get", "/api/bots"): (200, "BotsOut", set()),
     ("post", "/api/bots/token"): (200, "BotTokenOut", {401, 403}),
+    ("get", "/api/stats/{game}"): (200, "StatsOut", {422}),
     # NDJSON, a line per game (ExportLine) then ExportNext: no one model for the whole body
     ("get", "/api/archive/export"): (200, "", {422, 429}),
 }
