@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi.responses import HTMLResponse
 
 from app.deps import ServiceDep, page_visitor
 from app.errors import AppError, ErrorCode, excerpt
-from app.routes.pages import catalogue
+from app.routes.pages import PAGE_404, catalogue
 from app.schemas import error_responses
 from app.schemas.stats import StatsOut
 from app.services.stats import Source
+from app.templating import templates
 
 router = APIRouter(dependencies=[Depends(page_visitor)])
 
@@ -49,6 +51,25 @@ def parse_options(info: dict[str, Any], raw: str | None) -> dict[str, Any]:
     return {name: wanted[name][value] for name, value in pairs.items()}
 
 
+def _key(options: dict[str, Any]) -> str:
+    return ",".join(f"{name}={options[name]}" for name in sorted(options))
+
+
+def option_sets(info: dict[str, Any]) -> list[dict[str, str]]:
+    """Every option set the catalogue offers for a game, as its key and words (``size 5,
+    dense``), the page's selector."""
+    sets: list[dict[str, Any]] = [{}]
+    for option in info["options"]:
+        sets = [{**s, option["name"]: choice} for s in sets for choice in option["choices"]]
+    return [
+        {
+            "key": _key(s),
+            "label": ", ".join(f"{k} {v}" if k == "size" else str(v) for k, v in s.items()),
+        }
+        for s in sets
+    ]
+
+
 def _source(raw: str) -> Source:
     if raw not in get_args(Source):
         raise _refuse("source", f"source must be all, here or imported, not {excerpt(raw)}")
@@ -78,3 +99,25 @@ async def stats(
     answer = await service.stats.figures(game, chosen, _source(source))
     response.headers["Cache-Control"] = "public, max-age=5"
     return answer
+
+
+@router.get("/stats/{game}", response_class=HTMLResponse, responses=PAGE_404)
+async def stats_page(
+    request: Request, game: str, options: str | None = None, source: str = "all"
+) -> HTMLResponse:
+    """A game's statistics page: the option set and source in the URL, the charts drawn by
+    ``static/js/stats.js`` from ``GET /api/stats/{game}``."""
+    try:
+        info = _game(game)
+        chosen = parse_options(info, options)
+        _source(source)
+    except AppError as exc:
+        raise HTTPException(404, exc.message) from None
+    context = {
+        "info": info,
+        "games": catalogue(),
+        "option_sets": option_sets(info),
+        "options_key": _key(chosen),
+        "source": source,
+    }
+    return templates.TemplateResponse(request, "stats.html", context)

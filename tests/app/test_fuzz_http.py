@@ -87,6 +87,7 @@ HTML_404_PAGES = {
     "/games/{game_id}/card",
     "/players/{username}",
     "/leaderboards/{slug}",
+    "/stats/{game}",
 }
 
 

@@ -97,6 +97,7 @@ HTML_PAGES = {
     "/leaderboards",
     "/leaderboards/{slug}",
     "/bots",
+    "/stats/{game}",
     "/account/recover",
     "/account/reset",
     "/account/verify",
