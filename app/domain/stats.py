@@ -183,11 +183,13 @@ def figures(
     rows: Iterable[tuple[str, str, int]],
     colours: Iterable[str],
     has_pie: bool,
+    shown: int = 60,
 ) -> dict[str, Any]:
     """The page's figures from counter rows ``(kind, bucket, n)`` (summed over any sources).
 
-    ``colours``: the game's colour names. Every first move is listed, most played first (then by
-    text): the service draws the heat map from all of them, then sends the most played.
+    ``colours``: the game's colour names. The first moves are listed most played first (then by
+    text), the ``shown`` first of them; ``_cells`` holds every move's tallies for
+    :func:`cell_heat` (which needs the rules' cells of each move: the service's part).
     """
     colours = list(colours)
     total = _Tally()
@@ -225,10 +227,13 @@ def figures(
             "wins": tally.first,
             "draws": tally.draws,
             "score": tally.score(),
-            "pie": _pie(by_pie) if has_pie else None,
+            "pie": by_pie if has_pie else None,  # its figures only for those shown (below)
         }
         listed.append(entry)
     listed.sort(key=lambda e: (-e["games"], e["move"]))
+    heat = cell_tallies(listed, has_pie)
+    for entry in listed[:shown]:
+        entry["pie"] = _pie(entry["pie"]) if has_pie else None
     median = _median(lengths)
     return {
         "games": total.games,
@@ -262,8 +267,9 @@ def figures(
         "first_moves": {
             "games": sum(e["games"] for e in listed),
             "distinct": len(listed),
-            "moves": listed,
+            "moves": listed[:shown],
         },
+        "_cells": heat,
     }
 
 
@@ -302,30 +308,42 @@ def _swaps(swaps: int, chosen: int) -> dict[str, Any]:
     return {"games": chosen, "swaps": swaps, **{k: share[k] for k in ("rate", "low", "high")}}
 
 
+def cell_tallies(
+    moves: Iterable[Mapping[str, Any]], has_pie: bool
+) -> list[tuple[str, int, float, int, int]]:
+    """Each first move's ``(move, games, seat 1's points, games reaching the choice, swaps)``."""
+    out = []
+    for m in moves:
+        chosen = swaps = 0
+        if has_pie and m["pie"] is not None:
+            taken, kept = m["pie"].get("taken", _Tally()), m["pie"].get("kept", _Tally())
+            chosen, swaps = taken.games + kept.games, taken.games
+        out.append((m["move"], m["games"], (m["score"] or 0) * m["games"], chosen, swaps))
+    return out
+
+
 def cell_heat(
-    moves: Iterable[Mapping[str, Any]], cells_of: Mapping[str, Iterable[str]], has_pie: bool
+    tallies: Iterable[tuple[str, int, float, int, int]],
+    cells_of: Mapping[str, Iterable[str]],
+    has_pie: bool,
 ) -> list[dict[str, Any]]:
     """The heat map's cells: for each cell some first move placed on (``cells_of``: a move's
     cells), the games whose first move did, seat 1's score in them, and with a pie how often seat
     2 swapped. A setup of several cells counts for each of its cells."""
-    tallies: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    for m in moves:
-        for cell in dict.fromkeys(cells_of.get(m["move"], ())):
-            t = tallies[cell]
-            t["games"] += m["games"]
-            t["points"] += (m["score"] or 0) * m["games"]
-            if has_pie and m["pie"] is not None:
-                t["chosen"] += m["pie"]["swapped"]["games"]
-                t["swapped"] += m["pie"]["swapped"]["swaps"]
-    out = []
-    for cell, t in sorted(tallies.items()):
-        games = int(t["games"])
-        out.append(
-            {
-                "cell": cell,
-                "games": games,
-                "score": t["points"] / games if games else None,
-                "swapped": _swaps(int(t["swapped"]), int(t["chosen"])) if has_pie else None,
-            }
-        )
-    return out
+    sums: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0, 0])
+    for move, games, points, chosen, swaps in tallies:
+        for cell in dict.fromkeys(cells_of.get(move, ())):
+            t = sums[cell]
+            t[0] += games
+            t[1] += points
+            t[2] += chosen
+            t[3] += swaps
+    return [
+        {
+            "cell": cell,
+            "games": int(games),
+            "score": points / games if games else None,
+            "swapped": _swaps(int(swaps), int(chosen)) if has_pie else None,
+        }
+        for cell, (games, points, chosen, swaps) in sorted(sums.items())
+    ]

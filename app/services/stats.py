@@ -116,12 +116,11 @@ class StatsService:
         colours = (
             ["black", "white"] if pie else [c for c in seat_colours(runner, slug, options) if c]
         )
-        found = domain.figures(rows, colours, pie)
-        moves = found["first_moves"]["moves"]
-        cells = {m["move"]: await self._cells_of(rules, options_key, m["move"]) for m in moves}
-        for m in moves[:FIRST_MOVES_SHOWN]:
+        found = domain.figures(rows, colours, pie, FIRST_MOVES_SHOWN)
+        tallies = found.pop("_cells")
+        cells = {t[0]: await self._cells_of(rules, options_key, t[0]) for t in tallies}
+        for m in found["first_moves"]["moves"]:
             m["cells"] = list(cells[m["move"]])
-        found["first_moves"]["moves"] = moves[:FIRST_MOVES_SHOWN]
         answer = {
             "game": slug,
             "title": title(slug),
@@ -130,7 +129,7 @@ class StatsService:
             "source": source,
             "has_pie": pie,
             **found,
-            "cells": domain.cell_heat(moves, cells, pie),
+            "cells": domain.cell_heat(tallies, cells, pie),
             "board": runner.view(rules, runner.initial(rules)),
         }
         self._answers[key] = (now + self.core.settings.stats_cache_seconds, answer)
