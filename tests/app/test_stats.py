@@ -5,6 +5,7 @@ from the archive gives exactly the counters kept incrementally; bad input is one
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
@@ -159,6 +160,33 @@ async def test_played_and_imported_games_count_once_each(
             assert await conn.run_sync(all_counters) == kept
     finally:
         await engine.dispose()
+
+
+async def test_games_ending_together_all_count(
+    server: LiveServer, visitors: Callable[..., Any]
+) -> None:
+    """Six Sgolte games resigned at once: each adds its own 1 (the database adds; nobody reads a
+    count to write it back), so none is lost to another's write."""
+    ann, bob = await visitors("Cy"), await visitors("Di")
+    options = {"size": 5, "variant": "standard"}
+    ids = []
+    for _ in range(6):
+        body = {"game": "sgolte", "options": options, "seat": 1}
+        created = (await ann.post("/api/games", json=body)).json()
+        joined = await bob.post(
+            f"/api/games/{created['id']}/join", json={"token": created["join_token"]}
+        )
+        assert joined.status_code == 200, joined.text
+        ids.append(created["id"])
+    answers = await asyncio.gather(
+        *(ann.post(f"/api/games/{i}/resign", json={"version": 2, "msg_id": "r"}) for i in ids)
+    )
+    assert [a.status_code for a in answers] == [200] * 6
+    stats = (await ann.get("/api/stats/sgolte?options=size=5,variant=standard")).json()
+    assert stats["games"] == 6 and stats["first_player"]["wins"] == 0
+    assert stats["reasons"]["reasons"] == [{"reason": "resignation", "games": 6}]
+    assert stats["lengths"]["bins"] == [{"start": 0, "end": 0, "games": 6}]
+    assert stats["pie"]["swapped"]["games"] == 0 and stats["first_moves"]["distinct"] == 0
 
 
 @pytest.mark.parametrize(

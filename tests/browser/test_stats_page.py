@@ -83,6 +83,9 @@ def test_the_page_shows_the_figures_and_the_heat_map(
     page.goto(server.url + "/rules/jotun")
     page.get_by_role("link", name="Jotun statistics").click()
     expect(page).to_have_url(re.compile(r"/stats/jotun$"))
+    # The default option set (size 5) has no game yet; the page says so once its script runs
+    # (and listens to the selectors).
+    expect(page.locator("#stats-games")).to_contain_text("0 games")
     page.select_option("#stats-options", KEY)
     expect(page).to_have_url(re.compile(r"options=size%3D4"))
     expect(page.locator("#stats-games")).to_have_text(f"{GAMES} finished games of Jotun (size=4).")
