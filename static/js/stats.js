@@ -22,6 +22,9 @@ export function interval(r) {
   return r.low === null ? "–" : `${(r.low * 100).toFixed(1)}–${(r.high * 100).toFixed(1)}\u00a0%`;
 }
 
+/** A colour's series class, so that a colour keeps its hue in every chart (Exxit's Red vermilion). */
+const SERIES = { black: "s1", white: "s2", red: "s3" };
+const seriesOf = (colour) => SERIES[colour] || "s2";
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -46,8 +49,9 @@ function rateChart(rows, label) {
     const y = top + i * rowH + rowH / 2;
     parts.push(`<text class="name" x="${left - 8}" y="${y}" dy="0.35em" text-anchor="end">${esc(r.name)}</text>`);
     if (r.rate === null) return;
-    parts.push(`<line class="whisker s${i % 4}" x1="${round(x(r.low))}" y1="${y}" x2="${round(x(r.high))}" y2="${y}"/>`);
-    parts.push(`<circle class="dot s${i % 4}" cx="${round(x(r.rate))}" cy="${y}" r="4.5"/>`);
+    const cls = r.cls || `s${i % 4}`;
+    parts.push(`<line class="whisker ${cls}" x1="${round(x(r.low))}" y1="${y}" x2="${round(x(r.high))}" y2="${y}"/>`);
+    parts.push(`<circle class="dot ${cls}" cx="${round(x(r.rate))}" cy="${y}" r="4.5"/>`);
   });
   return `<svg class="chart" viewBox="0 0 ${W} ${h}" role="img" aria-label="${esc(label)}">${parts.join("")}</svg>`;
 }
@@ -59,40 +63,50 @@ function rateTable(rows, caption) {
   return `<table class="stats-table"><caption>${esc(caption)}</caption><thead><tr><th scope="col"></th><th scope="col">Rate</th><th scope="col">95 % interval</th><th scope="col">Games</th></tr></thead><tbody>${body}</tbody></table>`;
 }
 
-/** Seat 1's win rate per month: a dot per month with its interval, joined by a line. */
-function monthChart(months) {
+/** The win rates per month, the first player's and each colour's: a dot per month with its
+ * interval as a whisker (the series set a little apart), joined by a line. */
+function monthChart(months, colours) {
   const left = 34;
-  const right = 10;
+  const right = 12;
   const top = 10;
-  const h = 170;
+  const h = 180;
   const bottom = h - 24;
   const n = months.length;
-  const x = (i) => left + (n === 1 ? 0.5 : i / (n - 1)) * (W - left - right);
+  const inner = W - left - right - 24;
+  const x = (i) => left + 12 + (n === 1 ? 0.5 : i / (n - 1)) * inner;
   const y = (v) => bottom - v * (bottom - top);
   const parts = [];
   for (const t of [0, 0.5, 1]) {
     parts.push(`<line class="${t === 0.5 ? "ref" : "grid"}" x1="${left}" y1="${round(y(t))}" x2="${W - right}" y2="${round(y(t))}"/>`);
     parts.push(`<text class="tick" x="${left - 4}" y="${round(y(t))}" dy="0.35em" text-anchor="end">${t * 100}%</text>`);
   }
-  const line = [];
   const every = Math.max(1, Math.ceil(n / 4)); // four labels fit a phone's width
   months.forEach((m, i) => {
-    const r = m.first_player;
     if ((n - 1 - i) % every === 0) {
       const anchor = n > 1 && i === n - 1 ? "end" : n > 1 && i === 0 ? "start" : "middle";
       parts.push(`<text class="tick" x="${round(x(i))}" y="${h - 6}" text-anchor="${anchor}">${esc(m.month)}</text>`);
     }
-    if (r.rate === null) return;
-    parts.push(`<line class="whisker s0" x1="${round(x(i))}" y1="${round(y(r.low))}" x2="${round(x(i))}" y2="${round(y(r.high))}"/>`);
-    line.push(`${round(x(i))},${round(y(r.rate))}`);
   });
-  if (line.length > 1) parts.push(`<polyline class="trend s0" points="${line.join(" ")}"/>`);
-  for (const p of line) {
-    const [cx, cy] = p.split(",");
-    parts.push(`<circle class="dot s0" cx="${cx}" cy="${cy}" r="3.5"/>`);
-  }
-  const label = `The first player's win rate per month, ${months.map((m) => `${m.month}: ${pct(m.first_player.rate)} of ${m.games}`).join("; ")}`;
-  return `<svg class="chart" viewBox="0 0 ${W} ${h}" role="img" aria-label="${esc(label)}">${parts.join("")}</svg>`;
+  const series = [(m) => m.first_player, ...colours.map((_, k) => (m) => m.colours[k])];
+  const classes = ["s0", ...colours.map(seriesOf)];
+  const spread = Math.min(5, inner / Math.max(n, 1) / 4);
+  series.forEach((of, k) => {
+    const dx = (k - (series.length - 1) / 2) * spread;
+    const points = [];
+    months.forEach((m, i) => {
+      const r = of(m);
+      if (r.rate === null) return;
+      const X = round(x(i) + dx);
+      parts.push(`<line class="whisker ${classes[k]}" x1="${X}" y1="${round(y(r.low))}" x2="${X}" y2="${round(y(r.high))}"/>`);
+      points.push([X, round(y(r.rate))]);
+    });
+    if (points.length > 1) parts.push(`<polyline class="trend ${classes[k]}" points="${points.map((p) => p.join(",")).join(" ")}"/>`);
+    for (const [cx, cy] of points) parts.push(`<circle class="dot ${classes[k]}" cx="${cx}" cy="${cy}" r="3"/>`);
+  });
+  const names = ["First player", ...colours.map(capital)];
+  const label = `Win rates per month: ${months.map((m) => `${m.month}, ${m.games} games: ${names.map((name, k) => `${name} ${pct(series[k](m).rate)}`).join(", ")}`).join("; ")}`;
+  const legend = names.map((name, k) => `<span class="legend-item"><span class="swatch ${classes[k]}"></span>${esc(name)}</span>`).join("");
+  return `<svg class="chart" viewBox="0 0 ${W} ${h}" role="img" aria-label="${esc(label)}">${parts.join("")}</svg><p class="chart-legend" aria-hidden="true">${legend}</p>`;
 }
 
 function monthTable(months, colours) {
@@ -216,7 +230,7 @@ export function render(root, data) {
     root.innerHTML = `<p class="panel" id="stats-games">No finished game of ${esc(data.title)} with these options yet: 0 games.</p>`;
     return;
   }
-  const rates = [{ name: "First player", ...data.first_player }, ...data.colours.map((c) => ({ name: capital(c.colour), ...c }))];
+  const rates = [{ name: "First player", cls: "s0", ...data.first_player }, ...data.colours.map((c) => ({ name: capital(c.colour), cls: seriesOf(c.colour), ...c }))];
   const coloured = data.colours.length ? data.colours[0].games : 0;
   const out = [];
   out.push(`<p class="stats-total" id="stats-games"><strong>${plural(data.games, "finished game")}</strong> of ${esc(data.title)} (${esc(data.options_key)}).</p>`);
@@ -228,7 +242,7 @@ export function render(root, data) {
         rateChart(rates, `Win rates: ${rates.map((r) => `${r.name} ${pct(r.rate)}, 95 % interval ${interval(r)}, of ${r.games}`).join("; ")}`) +
         rateTable(rates, "Win rates with their 95 % interval") +
         `<h3>Per month</h3>` +
-        monthChart(data.months) +
+        monthChart(data.months, data.colours.map((c) => c.colour)) +
         `<details><summary>The months as a table</summary><div class="table-scroll">${monthTable(data.months, data.colours.map((c) => c.colour))}</div></details>`,
     ),
   );
