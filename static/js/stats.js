@@ -168,7 +168,7 @@ function hbars(rows, label) {
 export function heat(v) {
   const stops = [
     [0, [0, 114, 178]],
-    [0.5, [238, 232, 213]],
+    [0.5, [190, 190, 190]], // grey, apart from the board's own beige and dark tones
     [1, [213, 94, 0]],
   ];
   const [a, b] = v <= 0.5 ? [stops[0], stops[1]] : [stops[1], stops[2]];
