@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from .errors import IllegalMoveError, InvalidMoveError
+from .symmetry import IDENTITY, Transform
 
 S = TypeVar("S", bound=Hashable)
 M = TypeVar("M", bound=Hashable)
@@ -216,6 +217,10 @@ class Rules(ABC, Generic[S, M]):
     #: ``steps`` or check a move (seconds, not milliseconds): a server should run those calls
     #: away from the loop that serves its other games.
     slow_positions: ClassVar[bool] = False
+    #: The rotations and reflections of the board that the rules leave invariant
+    #: (``games.symmetry``): ``position_key`` folds positions over them. The identity alone
+    #: folds nothing.
+    symmetries: ClassVar[tuple[Transform, ...]] = IDENTITY
 
     def __init__(self, **options: object) -> None:
         options = self.current_options(options)
@@ -359,6 +364,19 @@ class Rules(ABC, Generic[S, M]):
     def key(self, state: S) -> Hashable:
         """A stable key of the position for repetition checks and caches."""
         return state
+
+    def position_key(self, state: S) -> str:
+        """A short text naming the position up to the game's ``symmetries`` (the opening
+        explorer's key, ``games.symmetry``): the same for each image, different for positions that
+        differ in play. Each game documents what it holds."""
+        raise NotImplementedError(f"{self.slug} defines no position_key")
+
+    def move_image(self, text: str, t: Transform) -> str:
+        """The text of move ``text`` on the image of its position under ``t``, one of
+        ``symmetries`` (maybe not in canonical form: parse it there, then format it)."""
+        if t != IDENTITY[0]:
+            raise NotImplementedError(f"{self.slug} declares no symmetry but the identity")
+        return text
 
     def bench_legal(self, state: S) -> int:
         """The legal-move work the server does for one position, for ``make bench``; returns a count."""

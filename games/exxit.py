@@ -65,6 +65,7 @@ from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError, typed
 from .hexgrid import DIRECTIONS, Hex, add, direction_between, neighbours
 from .seats import EXXIT_COLOURS, Colour, seat_colours, seat_of
+from .symmetry import digest
 from .view import CellView, EffectRow, Effects, View, make_view
 
 # --- constants -----------------------------------------------------------------------------------
@@ -374,6 +375,19 @@ class Rules(BaseRules[State, Move]):
             raise AssertionError(f"tiles and stock do not add up to {self.total_tiles}: {state}")
         if not all(stack for _, stack in state.stacks):
             raise AssertionError(f"an empty stack is listed: {state}")
+
+    def position_key(self, state: State) -> str:
+        """The explorer's key, folded over no symmetry: a liberation chain visits neighbours in
+        the direction order E, NE, NW, W, SW, SE (spec section 6), which decides the tiles laid
+        when the stock runs out mid-chain, and every rotation and reflection reorders it. (The
+        field has no edge, but no translation is folded either: the four first tiles never leave
+        it, so a translated position is not reached in practice.) It holds field, stacks,
+        prisoners, reserves, stock, mover, passes and the end; not the repetition history, the
+        path to the position, which the explorer merges."""
+        tiles = ";".join(f"{q},{r}:{c}" for (q, r), c in state.tiles)
+        stacks = ";".join(f"{q},{r}:{''.join(map(str, s))}" for (q, r), s in state.stacks)
+        head = f"{state.reserves[0]}:{state.reserves[1]}:{state.stock}:{state.mover}"
+        return digest(f"{head}:{state.passes}:{state.ended or ''}|{tiles}|{stacks}")
 
     def key(self, state: State) -> tuple[Any, ...]:
         """The position (display fields and counters excluded), plus whether the game is over."""

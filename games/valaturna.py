@@ -73,6 +73,7 @@ from .pie import (
     view_colours,
 )
 from .seats import BLACK, COLOURS, LETTERS, NO_SEAT, WHITE, Colour, other, seat_of
+from .symmetry import ALL, Transform, fold_cells, move_image
 from .view import CellView, Effects, Role, View, make_view, row_labels
 
 # Colours are the indices of games.seats (BLACK, WHITE = 0, 1); a stack is written as text, one
@@ -133,6 +134,7 @@ class Rules(BaseRules[State, Move]):
         "the tallest stacks win."
     )
     notation: ClassVar[tuple[str, ...]] = ("e5", "pass", "k6/f5", "white")
+    symmetries: ClassVar[tuple[Transform, ...]] = ALL  # games.symmetry
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option(
             "size",
@@ -484,6 +486,17 @@ class Rules(BaseRules[State, Move]):
         if k == count:
             return self._pass  # [§7.11] listed last
         return self._places[self._lines.cell[nth(legal, k)]]
+
+    def position_key(self, state: State) -> str:
+        """The explorer's key, folded over all 12 symmetries (no rule ranks the directions):
+        stacks, phase, colour to move, passes and the first passer (the final tie-break); not the
+        seats (play goes by colour) nor the ply and last move (display)."""
+        extra = f"{state.phase}:{state.colour}:{state.passes}:{state.first_passer}"
+        return fold_cells(self.board.n, state.stacks, extra, self.symmetries)
+
+    def move_image(self, text: str, t: Transform) -> str:
+        """``text`` with its points mapped by ``t``."""
+        return move_image(self.board.n, text, t)
 
     def key(self, state: State) -> Hashable:
         """The position without the display-only fields (ply, last move)."""

@@ -25,6 +25,7 @@ from ..pie import (
     view_colours,
 )
 from ..seats import BLACK, COLOURS, WHITE, other, seat_of
+from ..symmetry import ALL, Transform, bits_cells, fold_cells, move_image
 from ..view import CellView, EffectRow, Effects, View, make_view, row_labels
 from . import shapes
 from .notation import read_move, write_move
@@ -44,6 +45,7 @@ class Rules(BaseRules[State, Move]):
         "Move a stone, then place one in line with it; grow creatures of matching shapes."
     )
     notation: ClassVar[tuple[str, ...]] = ("f5-e5@e7", "g3xg6@g9", "f5,f6/c3,c4", "black", "pass")
+    symmetries: ClassVar[tuple[Transform, ...]] = ALL  # games.symmetry
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 6, (5, 6, 7), "board side: cells along each edge"),
     )
@@ -285,6 +287,20 @@ class Rules(BaseRules[State, Move]):
     def classes(self, stones: int) -> list[ShapeClass]:
         """The repeated shapes among the creatures of ``stones`` (one colour's), largest first."""
         return shapes.classes(self.board, self._geo.components(stones), self._shape_of)
+
+    def position_key(self, state: State) -> str:
+        """The explorer's key, folded over all 12 symmetries (no rule ranks the directions; shapes
+        are compared "regardless of symmetry", decision 13): stones, phase, colour to move and the
+        end's reason. Not the seats (play goes by colour), nor the repetition history: it is the
+        path to the position, which the explorer merges (a third repetition within its depth is
+        not worth splitting every transposition for)."""
+        cells = bits_cells(self.board.n, state.stones, "bw")
+        extra = f"{state.phase}:{state.colour}:{state.reason}"
+        return fold_cells(self.board.n, cells, extra, self.symmetries)
+
+    def move_image(self, text: str, t: Transform) -> str:
+        """``text`` with its cells mapped by ``t``."""
+        return move_image(self.board.n, text, t)
 
     def key(self, state: State) -> tuple[Any, ...]:
         """The position: stones, phase, seats and the colour to move (no history or display)."""

@@ -23,6 +23,7 @@ from ..pie import (
     view_colours,
 )
 from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, seat_of
+from ..symmetry import digest
 from ..view import CellView, EffectRow, Effects, Role, View, make_view, row_labels
 from . import steps as entry
 from .notation import OriginMoves, collect, normalise, way_text, waypoints
@@ -369,6 +370,16 @@ class Rules(BaseRules[State, Move]):
                 "cells": self.geo.size,
             },
         )
+
+    def position_key(self, state: State) -> str:
+        """The explorer's key, folded over no symmetry: passive consumptions tied on strength go
+        in the direction order E, NE, NW, W, SW, SE [A22], which every rotation and reflection
+        reorders, so a rotated position can play differently. It holds the board, phase, colour to
+        move, ply (the cap of A32 counts it) and whether the game is over; not the seats (play goes
+        by colour)."""
+        board = ",".join(map(str, state.board))
+        over = state.ending.reason if state.ending is not None else ""
+        return digest(f"{state.size}:{state.phase}:{state.colour}:{state.ply}:{over}|{board}")
 
     def key(self, state: State) -> Any:
         """The position without display fields."""

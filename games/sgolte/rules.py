@@ -25,6 +25,7 @@ from ..pie import (
     view_colours,
 )
 from ..seats import BLACK, COLOURS, NO_SEAT, WHITE, other, seat_of
+from ..symmetry import ALL, Transform, bits_cells, fold_cells, move_image
 from ..view import CellView, EffectRow, Effects, View, make_view, row_labels
 from .capture import Capture, after_capture, is_line, removal_ok
 from .geometry import merging_cells, touch
@@ -48,6 +49,7 @@ class Rules(BaseRules[State, Move]):
         "Whoever cannot place loses."
     )
     notation: ClassVar[tuple[str, ...]] = ("b3", "f6xi1:b1", "d6xg6,g7:e2,h9", "white")
+    symmetries: ClassVar[tuple[Transform, ...]] = ALL  # games.symmetry
     OPTIONS: ClassVar[tuple[Option, ...]] = (
         Option("size", 6, (5, 6, 7), "Cells per side of the hexagonal board."),
         Option(
@@ -114,6 +116,18 @@ class Rules(BaseRules[State, Move]):
             colour=COLOURS[winner],
             details={"loser": COLOURS[state.colour]},
         )
+
+    def position_key(self, state: State) -> str:
+        """The explorer's key, folded over all 12 symmetries (no rule ranks the directions; the
+        index order of the canonical notation orders a move's text, not its effect): stones,
+        phase and colour to move; not the seats (play goes by colour) nor the ply."""
+        size = self.geo.n
+        cells = bits_cells(size, state.stones, "bw")
+        return fold_cells(size, cells, f"{state.phase}:{state.colour}", self.symmetries)
+
+    def move_image(self, text: str, t: Transform) -> str:
+        """``text`` with its cells mapped by ``t``."""
+        return move_image(self.geo.n, text, t)
 
     def key(self, state: State) -> Key:
         """The position without the display-only last-move fields and the ply count."""
