@@ -187,6 +187,11 @@ class Settings(BaseSettings):
     # The server log's level ("info" shows one access line per request, join tokens redacted).
     log_level: str = "info"
 
+    # The opening explorer's in-process cache of answers: seconds an answer is reused (the counts
+    # only grow as games finish), and how many answers are kept at most.
+    explorer_cache_seconds: float = 30.0
+    explorer_cache_size: int = 512
+
     # --- quotas and rate limits (package "quotas": app/runtime/limiter.py, docs/protocol.md) ---
     # Rates use the `limits` notation: "20/minute", several joined by ";" ("10/minute;100/day");
     # an empty string is no limit. They are counted in Redis (REDIS_URL, under REDIS_PREFIX) when
@@ -204,6 +209,10 @@ class Settings(BaseSettings):
     # A game's picture for shared links (GET /games/{id}/card.png): made once per position by a
     # browser, then read from CARDS_DIR.
     rate_card_per_ip: str = "30/minute;300/hour"
+    # The opening explorer (GET /api/explorer/{game}, issue 28): each node replays up to 24 plies
+    # and reads a position's continuations; answers are cached (below) but counted here all the same.
+    rate_explorer_per_visitor: str = "60/minute;1000/hour"
+    rate_explorer_per_ip: str = "240/minute;4000/hour"
     # Accounts (issue 16): challenges sent, login attempts per client address and per attempted
     # username (whether or not it exists: the answer never tells), and sign-ups per address.
     rate_challenge_per_visitor: str = "20/hour"

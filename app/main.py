@@ -27,6 +27,7 @@ from app.routes import (
     api,
     archive,
     bots,
+    explorer,
     health,
     mine,
     pages,
@@ -189,6 +190,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.include_router(replay.router)
     app.include_router(bots.router)
     app.include_router(stats.router)
+    app.include_router(explorer.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
     return app

@@ -412,3 +412,56 @@ class GameStat(Base):
     kind: Mapped[str] = mapped_column(String(16), primary_key=True)
     bucket: Mapped[str] = mapped_column(String(MOVE_TEXT_MAX + 40), primary_key=True)
     n: Mapped[int] = mapped_column(BigInteger)
+class ExplorerPosition(Base):
+    """A position of the opening explorer (issue 28): the finished public games of one game and
+    option set that reached it within the first ``EXPLORER_DEPTH`` plies, and how they ended.
+    ``position`` is the rules' ``position_key`` (folded over the board's symmetries). Wins are
+    counted by colour, in the order of the game's colour pair (Black, White; Exxit: Red, Black); a
+    win decided before the pie's choice has no colour and counts in ``games`` only. ``length`` is
+    the games' total plies (divided by ``games``: the average). Written by upsert when a game
+    finishes, in the transaction that records its result (``app.repository.explorer``)."""
+
+    __tablename__ = "explorer_positions"
+
+    slug: Mapped[str] = mapped_column(String(32), primary_key=True)
+    options_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    position: Mapped[str] = mapped_column(String(16), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer)
+    first_wins: Mapped[int] = mapped_column(Integer)
+    second_wins: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    length: Mapped[int] = mapped_column(BigInteger)
+
+
+class ExplorerMove(Base):
+    """A continuation of the opening explorer: from ``position`` to ``child`` (both position keys),
+    with the counts of :class:`ExplorerPosition` for the games that played it. ``move`` is the text
+    the first game to play it wrote, in that game's orientation (the explorer maps it onto the
+    position it shows)."""
+
+    __tablename__ = "explorer_moves"
+
+    slug: Mapped[str] = mapped_column(String(32), primary_key=True)
+    options_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    position: Mapped[str] = mapped_column(String(16), primary_key=True)
+    child: Mapped[str] = mapped_column(String(16), primary_key=True)
+    move: Mapped[str] = mapped_column(String(MOVE_TEXT_MAX))
+    games: Mapped[int] = mapped_column(Integer)
+    first_wins: Mapped[int] = mapped_column(Integer)
+    second_wins: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    length: Mapped[int] = mapped_column(BigInteger)
+
+
+class ExplorerGame(Base):
+    """A finished public game that reached ``position`` (first at ``ply``): the explorer's "a few
+    of their games" and the archive's position search, newest first by the primary key."""
+
+    __tablename__ = "explorer_games"
+
+    slug: Mapped[str] = mapped_column(String(32), primary_key=True)
+    options_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    position: Mapped[str] = mapped_column(String(16), primary_key=True)
+    finished_at: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer)

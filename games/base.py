@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
 from .errors import IllegalMoveError, InvalidMoveError
+from .seats import COLOURS
 from .symmetry import IDENTITY, Transform
 
 S = TypeVar("S", bound=Hashable)
@@ -221,6 +222,8 @@ class Rules(ABC, Generic[S, M]):
     #: (``games.symmetry``): ``position_key`` folds positions over them. The identity alone
     #: folds nothing.
     symmetries: ClassVar[tuple[Transform, ...]] = IDENTITY
+    #: The names of colours 0 and 1 (``games.seats``), the order in which results are counted.
+    colours: ClassVar[tuple[str, str]] = COLOURS
 
     def __init__(self, **options: object) -> None:
         options = self.current_options(options)

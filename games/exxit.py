@@ -224,6 +224,7 @@ class Rules(BaseRules[State, Move]):
         "Sow stacks of pawns across a field of tiles that grows; own the largest island."
     )
     notation: ClassVar[tuple[str, ...]] = ("1,0", "0,0>1,0", "+0,1", "pass")
+    colours: ClassVar[tuple[str, str]] = COLOURS
     OPTIONS: ClassVar[tuple[Option, ...]] = (  # [9.10] no "expert" setup
         Option(
             "variant",

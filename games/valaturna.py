@@ -489,9 +489,11 @@ class Rules(BaseRules[State, Move]):
 
     def position_key(self, state: State) -> str:
         """The explorer's key, folded over all 12 symmetries (no rule ranks the directions):
-        stacks, phase, colour to move, passes and the first passer (the final tie-break); not the
-        seats (play goes by colour) nor the ply and last move (display)."""
-        extra = f"{state.phase}:{state.colour}:{state.passes}:{state.first_passer}"
+        stacks, phase, colour to move, the seat holding Black (after the pie's choice, ``black`` and
+        ``white`` lead to the same stones, but another seat moves), passes and the first passer
+        (the final tie-break); not the ply and last move (display)."""
+        seats = f"{state.colour}:{state.black_seat}"
+        extra = f"{state.phase}:{seats}:{state.passes}:{state.first_passer}"
         return fold_cells(self.board.n, state.stacks, extra, self.symmetries)
 
     def move_image(self, text: str, t: Transform) -> str:

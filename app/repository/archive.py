@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.models import Account, Game, Move
 from app.repository.bots import BOT_PLAYER_IDS
+from app.repository.explorer import reached
 
 Sort = Literal["newest", "oldest", "longest", "shortest"]
 #: Each sort's key, all in one direction (True: descending); the cursor holds these values.
@@ -54,6 +55,9 @@ class ArchiveFilter:
     time: str | None = None  # a time_key, or a kind ("realtime") for all of its controls
     imported: bool | None = None
     bot: bool | None = None  # a bot holds a seat (issue 29)
+    # An explorer position key (with ``game`` and ``options``): the games that reached it within
+    # the explorer's depth (issue 28, position search).
+    position: str | None = None
     sort: Sort = "newest"
 
 
@@ -149,6 +153,8 @@ def archive_query(
         query = query.where(Game.imported == (true() if f.imported else false()))
     if f.bot is not None:
         query = query.where(against_bot(f.bot))
+    if f.position is not None and f.game is not None and f.options is not None:
+        query = query.where(Game.id.in_(reached(f.game, f.options, f.position)))
     if f.time is not None and ":" not in f.time and f.time != "unlimited":
         # a kind: every control of it, a range of the index (``realtime:`` up to ``realtime;``)
         query = query.where(Game.time_key >= f.time + ":", Game.time_key < f.time + ";")

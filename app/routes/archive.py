@@ -37,6 +37,7 @@ router = APIRouter()
 # What a game id can be (the database is never asked about anything else, a NUL byte say).
 _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
 _GUEST = re.compile(r"[0-9a-f]{32}")
+_POSITION = re.compile(r"[A-Za-z0-9_-]{16}")  # an explorer position key (games.symmetry)
 _TIME = re.compile(
     r"unlimited|realtime|correspondence|realtime:\d{1,6}:\d{1,6}|correspondence:\d{1,3}"
 )
@@ -62,6 +63,7 @@ FILTERS = frozenset(
         "time",
         "imported",
         "bot",
+        "position",
     }
 )
 #: The parameters of ``GET /api/archive``; any other is refused (a typo is no silent "any").
@@ -191,6 +193,7 @@ async def archive_filters(
     time: str | None = None,
     imported: str | None = None,
     bot: str | None = None,
+    position: str | None = None,
 ) -> ArchiveFilter:
     """The archive's filters, each checked (``bad_filter`` naming the first at fault); the sort
     is the route's. ``account`` (a username) or ``guest`` (a guest's player id) finds one player
@@ -236,6 +239,12 @@ async def archive_filters(
     move = _text("first_move", first_move, 200)
     if move is not None and game is None:
         raise _refuse("first_move", "a first move needs its game (the game filter)")
+    if position is not None and _POSITION.fullmatch(position) is None:
+        raise _refuse(
+            "position", f"position must be an explorer position key, not {excerpt(position)}"
+        )
+    if position is not None and (game is None or options is None):
+        raise _refuse("position", "a position needs its game and options (the explorer's)")
     fewest, most = _moves("min_moves", min_moves), _moves("max_moves", max_moves)
     if fewest is not None and most is not None and fewest > most:
         raise _refuse("min_moves", "min_moves is above max_moves; swap them")
@@ -257,6 +266,7 @@ async def archive_filters(
         time=time,
         imported=_yes_no("imported", imported),
         bot=_yes_no("bot", bot),
+        position=position,
     )
     if filters.start is not None and filters.end is not None and filters.start > filters.end:
         raise _refuse("from", "the from date is after the to date; swap them")

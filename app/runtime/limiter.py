@@ -52,6 +52,8 @@ LIMITS: dict[str, str] = {
     "export per visitor": "rate_export_per_visitor",
     "export per IP": "rate_export_per_ip",
     "card per IP": "rate_card_per_ip",
+    "explorer per visitor": "rate_explorer_per_visitor",
+    "explorer per IP": "rate_explorer_per_ip",
     "challenge per visitor": "rate_challenge_per_visitor",
     "login per IP": "rate_login_per_ip",
     "login per account": "rate_login_per_account",

@@ -69,6 +69,7 @@ __all__ = [
     "Steps",
     "View",
     "ViewsPage",
+    "Walked",
     "can_draw",
     "catalogue",
     "figure",
@@ -346,6 +347,82 @@ def _views_with(rules: Rules[Any, Any], argument: ViewsArgument) -> ViewsPage | 
     return ViewsPage(first, f"[{','.join(views)}]", last + 1 if last < len(moves) else None)
 
 
+# --- the opening explorer (issue 28) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Walked:
+    """A line of moves from the start, replayed: the canonical texts, the position key after each
+    ply (ply 0 first), and the final position (its state, view and seat to move)."""
+
+    moves: tuple[str, ...]
+    keys: tuple[str, ...]
+    state: Any
+    view: Json
+    to_move: int | None
+
+
+def _position_keys(slug: str, options: Options, _state: Any, moves: list[str]) -> list[str]:
+    return position_keys(_worker_rules(slug, options), moves)
+
+
+def position_keys(rules: Rules[Any, Any], moves: Sequence[str]) -> list[str]:
+    """The position key (``Rules.position_key``) before the first of ``moves`` and after each;
+    RecordError naming the first bad ply."""
+    state = rules.initial_state()
+    keys = [rules.position_key(state)]
+    for ply, text in enumerate(moves, start=1):
+        try:
+            state = rules.play(state, text)
+        except ValueError as exc:
+            raise RecordError(f"ply {ply}: {exc}", ply) from exc
+        keys.append(rules.position_key(state))
+    return keys
+
+
+def _walk(slug: str, options: Options, _state: Any, moves: list[str]) -> Walked | _Failed:
+    return walk(_worker_rules(slug, options), moves)
+
+
+def walk(rules: Rules[Any, Any], moves: Sequence[str]) -> Walked | _Failed:
+    """``moves`` (any accepted writing) replayed from the start: :class:`Walked`, or the first bad
+    ply as data."""
+    try:
+        state, canonical, _seats = _replay(rules, list(moves))
+    except RecordError as exc:
+        return _Failed(str(exc), exc.ply)
+    keys = position_keys(rules, canonical)
+    return Walked(tuple(canonical), tuple(keys), state, rules.view(state), rules.to_move(state))
+
+
+def _continuations(
+    slug: str, options: Options, state: Any, stored: list[tuple[str, str]]
+) -> list[str | None]:
+    return continuations(_worker_rules(slug, options), state, stored)
+
+
+def continuations(
+    rules: Rules[Any, Any], state: Any, stored: Sequence[tuple[str, str]]
+) -> list[str | None]:
+    """For each stored continuation ``(child key, move text)`` of a position equal to ``state`` up
+    to the game's symmetries, the canonical text of the legal move of ``state`` that reaches that
+    child (the stored text mapped by each symmetry in turn until one does), or None."""
+    out: list[str | None] = []
+    for child, text in stored:
+        found = None
+        for t in rules.symmetries:
+            try:
+                move = rules.parse_move(state, rules.move_image(text, t))
+                after = rules.apply(state, move)
+            except ValueError:
+                continue
+            if rules.position_key(after) == child:
+                found = rules.format_move(state, move)
+                break
+        out.append(found)
+    return out
+
+
 # --- the worker's start: it must not outlive the server -------------------------------------------
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
@@ -519,6 +596,26 @@ class RulesRunner:
         if self.workers <= 0:
             return _unwrap(_views_with(rules, argument))
         return _unwrap(await self._run(_views, rules, None, argument))
+
+    async def position_keys(self, rules: Rules[Any, Any], moves: Sequence[str]) -> list[str]:
+        """:func:`position_keys` of a stored game's moves (a worker's for slow games)."""
+        if not self._offload(rules):
+            return position_keys(rules, moves)
+        return await self._run(_position_keys, rules, None, list(moves))
+
+    async def walk(self, rules: Rules[Any, Any], moves: Sequence[str]) -> Walked:
+        """:func:`walk`; RecordError naming the first bad ply."""
+        if not self._offload(rules):
+            return _unwrap(walk(rules, moves))
+        return _unwrap(await self._run(_walk, rules, None, list(moves)))
+
+    async def continuations(
+        self, rules: Rules[Any, Any], state: Any, stored: Sequence[tuple[str, str]]
+    ) -> list[str | None]:
+        """:func:`continuations` (a worker's for slow games)."""
+        if not self._offload(rules):
+            return continuations(rules, state, stored)
+        return await self._run(_continuations, rules, state, list(stored))
 
     # The pool ----------------------------------------------------------------------------------
 

@@ -619,3 +619,56 @@ class ChatSaidOut(Out):
 
     room: Literal["players", "spectators"]
     line: ChatLineOut
+
+
+# --- the opening explorer (issue 28) --------------------------------------------------------------
+
+
+class ExplorerGameOut(Out):
+    """A finished game that reached a position: its players (seat order), result (``"1"``,
+    ``"2"`` or ``"draw"``), winner's colour, length, and the ply at which it got there."""
+
+    id: str
+    players: list[str | None]
+    result: str | None
+    winner_colour: str | None
+    length: int | None
+    ply: int
+
+
+class ExplorerContinuationOut(Out):
+    """A continuation finished games played: the move as it is written on the position shown,
+    the position it leads to, the games (wins by colour in the order of ``colours``, draws,
+    average length in plies) and a few of them, newest first."""
+
+    move: str
+    position: str
+    games: int
+    first_wins: int
+    second_wins: int
+    draws: int
+    average_length: float | None
+    recent: list[ExplorerGameOut]
+
+
+class ExplorerOut(Out):
+    """A node of the opening explorer: the position after ``moves`` (canonical) from the start,
+    its key, the finished games that reached it and every continuation they played, most played
+    first."""
+
+    game: str
+    options: dict[str, int | str]
+    options_key: str
+    moves: list[str]
+    position: str
+    depth: int
+    colours: list[str]
+    view: View
+    to_move: int | None
+    games: int
+    first_wins: int
+    second_wins: int
+    draws: int
+    average_length: float | None
+    continuations: list[ExplorerContinuationOut]
+    recent: list[ExplorerGameOut]

@@ -13,6 +13,7 @@
 - :mod:`.mine` and :mod:`.challenges`: a player's own lists ("My games") and direct challenges;
 - :mod:`.bots`: the bot accounts, games against the computer, and the drivers of their moves;
 - :mod:`.stats`: the statistics page per game and option set, its counters and their rebuild;
+- :mod:`.explorer`: the opening explorer's nodes, and what a finishing game adds to it;
 - :mod:`.core`: what they share (locks, the position cache, publishing, :meth:`Core.finish`).
 
 Routes and sockets reach them through :class:`GameService` (``ServiceDep``), always by area:
@@ -41,6 +42,7 @@ from app.services.challenges import ChallengeService
 from app.services.core import Core, Visitor
 from app.services.deadlines import DeadlineService
 from app.services.dumps import DumpService
+from app.services.explorer import ExplorerService
 from app.services.lifecycle import CREATION_KEY_PATTERN, CreationKeyed, LifecycleService
 from app.services.mail import MailService
 from app.services.mine import MineService
@@ -87,6 +89,7 @@ class GameService:
         self.players = PlayerService(self.core)
         self.stats = StatsService(self.core)
         self.mail = MailService(self.core, Mailer(settings))
+        self.explorer = ExplorerService(self.core)
         self.dumps = DumpService(self.core)
         self.cards = CardService(self.core)
         self.bots = BotService(self.core, self.lifecycle, self.playing, self.table, bot_pool)

@@ -24,6 +24,7 @@ from app.runtime.rules import RecordError, can_draw, has_pie, title
 from app.schemas.outgoing import ArchiveEntryJson, ArchivePlayerJson, Stored
 from app.schemas.responses import ImportedOut
 from app.services.core import Core, Visitor, players_json, seat_ids
+from app.services.explorer import explored
 from app.services.reading import export_line
 from app.services.stats import Together, counting
 
@@ -278,7 +279,9 @@ class ArchiveService:
             events.append(event(ply + 1, "move", {"ply": ply, "move": text, "seat": seat}))
         events.append(event(plies + 2, "result", dict(result)))
         counted = counting(self.core.rules, rules.slug, rules.options, True, game)  # issue 28
-        await self.core.writer.write(Together(NewGame(game, events, moves), counted))
+        # Imported games are real games between people: the explorer counts them (issue 28).
+        opening = await explored(self.core.rules, rules, game_id, list(replayed.moves), result, now)
+        await self.core.writer.write(Together(NewGame(game, events, moves, explored=opening), counted))
         return ImportedOut(id=game_id, url=f"/games/{game_id}")
 
 

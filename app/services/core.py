@@ -61,6 +61,7 @@ from app.schemas.outgoing import (
     TableJson,
 )
 from app.services.stats import counting
+from app.services.explorer import explored
 
 log = logging.getLogger("hexmoot")
 
@@ -651,6 +652,11 @@ class Core:
         if ending == "finished" and game.rated and not game.imported:
             rated = await self._rated(session, game, final.get("ply_count", game.ply_count), result)
             change = dataclasses.replace(change, rated=rated)
+        if ending == "finished" and game.public:  # the opening explorer counts it (issue 28)
+            opening = await explored(
+                self.rules, position.rules, game.id, position.moves, result, final["finished_at"]
+            )
+            change = dataclasses.replace(change, explored=opening)
         await self.advance(session, game, position, change)
         return change.events
 

@@ -290,12 +290,13 @@ class Rules(BaseRules[State, Move]):
 
     def position_key(self, state: State) -> str:
         """The explorer's key, folded over all 12 symmetries (no rule ranks the directions; shapes
-        are compared "regardless of symmetry", decision 13): stones, phase, colour to move and the
-        end's reason. Not the seats (play goes by colour), nor the repetition history: it is the
-        path to the position, which the explorer merges (a third repetition within its depth is
-        not worth splitting every transposition for)."""
+        are compared "regardless of symmetry", decision 13): stones, phase, colour to move, the
+        seat holding Black (the pie's choice: same stones, another seat to move) and the end's
+        reason. Not the repetition history: it is the path to the position, which the explorer
+        merges (a third repetition within its depth is not worth splitting every transposition
+        for)."""
         cells = bits_cells(self.board.n, state.stones, "bw")
-        extra = f"{state.phase}:{state.colour}:{state.reason}"
+        extra = f"{state.phase}:{state.colour}:{state.black_seat}:{state.reason}"
         return fold_cells(self.board.n, cells, extra, self.symmetries)
 
     def move_image(self, text: str, t: Transform) -> str:

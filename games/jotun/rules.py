@@ -375,11 +375,12 @@ class Rules(BaseRules[State, Move]):
         """The explorer's key, folded over no symmetry: passive consumptions tied on strength go
         in the direction order E, NE, NW, W, SW, SE [A22], which every rotation and reflection
         reorders, so a rotated position can play differently. It holds the board, phase, colour to
-        move, ply (the cap of A32 counts it) and whether the game is over; not the seats (play goes
-        by colour)."""
+        move, the seat holding Black (the pie's choice: same stones, another seat to move), ply
+        (the cap of A32 counts it) and whether the game is over."""
         board = ",".join(map(str, state.board))
         over = state.ending.reason if state.ending is not None else ""
-        return digest(f"{state.size}:{state.phase}:{state.colour}:{state.ply}:{over}|{board}")
+        head = f"{state.size}:{state.phase}:{state.colour}:{state.black_seat}:{state.ply}"
+        return digest(f"{head}:{over}|{board}")
 
     def key(self, state: State) -> Any:
         """The position without display fields."""

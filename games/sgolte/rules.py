@@ -120,10 +120,12 @@ class Rules(BaseRules[State, Move]):
     def position_key(self, state: State) -> str:
         """The explorer's key, folded over all 12 symmetries (no rule ranks the directions; the
         index order of the canonical notation orders a move's text, not its effect): stones,
-        phase and colour to move; not the seats (play goes by colour) nor the ply."""
+        phase, colour to move and the seat holding Black (the pie's choice: same stones, another
+        seat to move); not the ply."""
         size = self.geo.n
         cells = bits_cells(size, state.stones, "bw")
-        return fold_cells(size, cells, f"{state.phase}:{state.colour}", self.symmetries)
+        extra = f"{state.phase}:{state.colour}:{state.black_seat}"
+        return fold_cells(size, cells, extra, self.symmetries)
 
     def move_image(self, text: str, t: Transform) -> str:
         """``text`` with its cells mapped by ``t``."""

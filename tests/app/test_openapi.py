@@ -78,6 +78,7 @@ EXPECTED: dict[tuple[str, str], tuple[int, str, set[int]]] = {
     ("get", "/api/stats/{game}"): (200, "StatsOut", {422}),
     # NDJSON, a line per game (ExportLine) then ExportNext: no one model for the whole body
     ("get", "/api/archive/export"): (200, "", {422, 429}),
+    ("get", "/api/explorer/{game}"): (200, "ExplorerOut", {422, 429}),
 }
 HTML_PAGES = {
     "/",

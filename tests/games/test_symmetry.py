@@ -143,6 +143,18 @@ def test_a_mirrored_opening_merges() -> None:
     )
 
 
+@pytest.mark.parametrize("slug", ["harmijan", "jotun", "sgolte", "valaturna"])
+def test_the_pie_choice_is_part_of_the_position(slug: str) -> None:
+    """After the setup, ``black`` and ``white`` leave the same stones with the same colour to move,
+    but another seat moves: two positions (the explorer shows the swap as two continuations)."""
+    rules = games.get(slug, games.rules_class(slug).option_sets()[0])
+    start = rules.initial_state()
+    setup = rules.apply(start, next(iter(rules.legal_moves(start))))
+    took, left = rules.play(setup, "black"), rules.play(setup, "white")
+    assert rules.to_move(took) != rules.to_move(left)
+    assert rules.position_key(took) != rules.position_key(left)
+
+
 def test_move_image_keeps_words() -> None:
     rules = games.get("sgolte", {"size": 5, "variant": "standard"})
     assert rules.move_image("white", (2, True)) == "white"

@@ -18,6 +18,8 @@ QUOTAS_OFF: dict[str, str] = {
     "RATE_IMPORT_PER_IP": "",
     "RATE_EXPORT_PER_VISITOR": "",
     "RATE_EXPORT_PER_IP": "",
+    "RATE_EXPLORER_PER_VISITOR": "",
+    "RATE_EXPLORER_PER_IP": "",
     "RATE_CHALLENGE_PER_VISITOR": "",
     "RATE_LOGIN_PER_IP": "",
     "RATE_LOGIN_PER_ACCOUNT": "",
