@@ -114,6 +114,18 @@ async def archive(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "archive.html", {"games": catalogue()})
 
 
+@router.get("/explorer/{game}", response_class=HTMLResponse, responses=PAGE_404)
+async def explorer_page(request: Request, game: str) -> HTMLResponse:
+    """The opening explorer of one game (issue 28): options and moves in the URL, the nodes from
+    ``GET /api/explorer/{game}``."""
+    info = rules_runner.game_info(game)
+    if info is None:
+        raise HTTPException(404, f"no game {game!r} (games: {rules_runner.known_games()})")
+    games_ = catalogue()
+    context = {"game": info, "games": games_, "catalogue_json": json.dumps(games_)}
+    return templates.TemplateResponse(request, "explorer.html", context)
+
+
 @router.get("/archive/import", response_class=HTMLResponse)
 async def import_page(request: Request) -> HTMLResponse:
     """Import a finished game's record, uploaded or pasted (``POST /api/archive/import``)."""

@@ -42,7 +42,7 @@ function fromUrl() {
   const params = new URLSearchParams(location.search);
   for (const el of form.elements) if (el.name) el.value = params.get(el.name) || "";
   fillOptions(params.get("options") || "");
-  const more = ["result", "colour", "pie", "first_move", "min_moves", "max_moves", "from", "to", "rated", "time", "imported", "bot"];
+  const more = ["result", "colour", "pie", "first_move", "position", "min_moves", "max_moves", "from", "to", "rated", "time", "imported", "bot"];
   if (more.some((k) => params.get(k))) $("more-filters").open = true;
   const page = Number(params.get("page"));
   return { cursor: params.get("cursor"), page: Number.isInteger(page) && page > 1 ? page : 2 };

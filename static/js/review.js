@@ -66,6 +66,7 @@ export class Review {
     });
     const result = S.game.result ? resultLine(S.game.result, S.game.game, name, t.columns) : "";
     if (result) rows.push(`<tr class="result-row"><td colspan="3">${escapeHtml(result)}</td></tr>`);
+    exploreLink(S, current);
     const el = $("moves");
     el.innerHTML =
       `<table class="move-table"><caption class="visually-hidden">Moves</caption>` +
@@ -151,4 +152,16 @@ function setPlyParam(ply) {
   if (ply === null) url.searchParams.delete("ply");
   else url.searchParams.set("ply", String(ply));
   window.history.replaceState(null, "", url);
+}
+
+/** The replay's "Explore from here": the opening explorer at the position shown, within its depth
+ *  (the first 24 plies). */
+function exploreLink(S, ply) {
+  const link = $("explore");
+  if (!link) return;
+  link.hidden = !S.game.game || ply > 24;
+  const options = Object.entries(S.game.options || {}).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join(",");
+  const params = new URLSearchParams({ options });
+  if (ply) params.set("moves", S.moves.slice(0, ply).join(" "));
+  link.href = `/explorer/${encodeURIComponent(S.game.game)}?${params}`;
 }

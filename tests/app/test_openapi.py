@@ -89,6 +89,7 @@ HTML_PAGES = {
     "/live",
     "/archive",
     "/archive/import",
+    "/explorer/{game}",
     "/dumps",
     "/login",
     "/signup",
