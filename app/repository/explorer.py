@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select
+from sqlalchemy import Connection, delete, func, select, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -153,23 +153,30 @@ async def position(
     session: AsyncSession, slug: str, options_key: str, key: str
 ) -> dict[str, int] | None:
     """The counts of one position, or None if no finished game reached it."""
-    row = (
-        await session.execute(
-            select(*(getattr(ExplorerPosition, n) for n in COUNTS)).where(
-                ExplorerPosition.slug == slug,
-                ExplorerPosition.options_key == options_key,
-                ExplorerPosition.position == key,
-            )
-        )
-    ).first()
+    row = (await session.execute(position_query(slug, options_key, key))).first()
     return None if row is None else dict(zip(COUNTS, row, strict=True))
+
+
+def position_query(slug: str, options_key: str, key: str) -> Any:
+    """The SELECT of one position's counts (its primary key)."""
+    return select(*(getattr(ExplorerPosition, n) for n in COUNTS)).where(
+        ExplorerPosition.slug == slug,
+        ExplorerPosition.options_key == options_key,
+        ExplorerPosition.position == key,
+    )
 
 
 async def children(
     session: AsyncSession, slug: str, options_key: str, key: str, limit: int
 ) -> list[dict[str, Any]]:
     """The continuations played from one position, most played first (at most ``limit``)."""
-    query = (
+    query = children_query(slug, options_key, key, limit)
+    return [dict(row._mapping) for row in await session.execute(query)]
+
+
+def children_query(slug: str, options_key: str, key: str, limit: int) -> Any:
+    """The SELECT of a position's continuations: a range of the primary key, sorted by games."""
+    return (
         select(ExplorerMove.child, ExplorerMove.move, *(getattr(ExplorerMove, n) for n in COUNTS))
         .where(
             ExplorerMove.slug == slug,
@@ -179,18 +186,33 @@ async def children(
         .order_by(ExplorerMove.games.desc(), ExplorerMove.child)
         .limit(limit)
     )
-    return [dict(row._mapping) for row in await session.execute(query)]
 
 
 async def recent_games(
     session: AsyncSession, slug: str, options_key: str, keys: Sequence[str], per_key: int
 ) -> dict[str, list[dict[str, Any]]]:
     """Up to ``per_key`` of the newest games that reached each of ``keys``, with their players and
-    result: key -> games."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    result: key -> games. One statement: a UNION ALL of each key's own index range, newest first
+    and cut at ``per_key`` (a window over the position's games would read them all)."""
+    out: dict[str, list[dict[str, Any]]] = {key: [] for key in keys}
+    if not keys:
+        return out
+    for row in await session.execute(recent_query(slug, options_key, keys, per_key)):
+        found = dict(row._mapping)
+        out[found.pop("position")].append(found)
+    for games in out.values():  # each part's order is not the union's: newest first again
+        games.sort(key=lambda g: (g["finished_at"], g["game_id"]), reverse=True)
+    return out
+
+
+def recent_query(slug: str, options_key: str, keys: Sequence[str], per_key: int) -> Any:
+    """The UNION ALL of :func:`recent_games`: per key, a range of ``explorer_games``' primary key
+    read backwards, joined to ``games`` by its primary key."""
+    parts = []
     for key in keys:
-        query = (
+        part = (
             select(
+                ExplorerGame.position,
                 ExplorerGame.game_id,
                 ExplorerGame.ply,
                 Game.player1_name,
@@ -208,9 +230,10 @@ async def recent_games(
             )
             .order_by(ExplorerGame.finished_at.desc(), ExplorerGame.game_id.desc())
             .limit(per_key)
+            .subquery()
         )
-        out[key] = [dict(row._mapping) for row in await session.execute(query)]
-    return out
+        parts.append(select(part))
+    return union_all(*parts)
 
 
 def reached(slug: str, options_key: str, key: str) -> Any:

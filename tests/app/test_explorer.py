@@ -11,11 +11,14 @@ from typing import Any
 import httpx
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 
 import games
 from app.db import make_engine
 from app.explorer import rebuild
 from app.models import ExplorerGame, ExplorerMove, ExplorerPosition
+from app.repository import explorer as explorer_reads
+from app.repository.archive import ArchiveFilter, archive_query
 from games.record import make_record
 from tests.support.server import LiveServer
 
@@ -196,3 +199,37 @@ async def test_the_defaults_and_an_empty_node(visitors: Callable[..., Any]) -> N
     assert body["options"] == {"size": 5} and body["options_key"] == "size=5"
     assert body["games"] == 0 and body["continuations"] == [] and body["recent"] == []
     assert body["average_length"] is None and body["view"]["cells"]
+
+
+async def test_every_explorer_read_uses_an_index(backend: str, database_url: str) -> None:
+    """EXPLAIN of a node's reads and of the archive's position filter: each reads its rows from a
+    primary key's range (on PostgreSQL with sequential scans discouraged, as its planner prefers
+    them on tables this small)."""
+    key = "j8qf-OFk3WLQQO-b"
+    reads = {
+        "position": explorer_reads.position_query("valaturna", OPTIONS, key),
+        "children": explorer_reads.children_query("valaturna", OPTIONS, key, 100),
+        "recent": explorer_reads.recent_query("valaturna", OPTIONS, [key, "x" * 16], 3),
+        "archive": archive_query(
+            ArchiveFilter(game="valaturna", options=OPTIONS, position=key), None, 21, backend
+        ),
+    }
+    engine = make_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            if backend == "postgres":
+                await conn.execute(sa.text("SET enable_seqscan = off"))
+            for name, query in reads.items():
+                dialect = postgresql.dialect() if backend == "postgres" else engine.dialect
+                sql = str(query.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
+                explain = "EXPLAIN " if backend == "postgres" else "EXPLAIN QUERY PLAN "
+                rows = (await conn.execute(sa.text(explain + sql))).all()
+                plan = "\n".join(str(r[-1]) for r in rows)
+                print(f"--- {backend} {name}\n{plan}")
+                if backend == "postgres":
+                    assert "Seq Scan" not in plan, (name, plan)
+                else:
+                    scans = [line for line in plan.splitlines() if "explorer_" in line]
+                    assert scans and all("INDEX" in line for line in scans), (name, plan)
+    finally:
+        await engine.dispose()

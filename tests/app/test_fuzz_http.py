@@ -88,6 +88,7 @@ HTML_404_PAGES = {
     "/players/{username}",
     "/leaderboards/{slug}",
     "/stats/{game}",
+    "/explorer/{game}",
 }
 
 
