@@ -5,6 +5,7 @@ gives exactly the counts kept incrementally, and bad input is one precise error,
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
@@ -49,9 +50,10 @@ async def play_line(
     moves: Sequence[str],
     loser: int,
     public: bool = True,
+    before_resigning: asyncio.Barrier | None = None,
 ) -> str:
     """A Valaturna game (side 5) of ``a`` (seat 1) against ``b``: ``moves``, then seat ``loser``
-    resigns. Its id."""
+    resigns (once ``before_resigning`` is set, if given). Its id."""
     body = {"game": "valaturna", "options": VALATURNA, "seat": 1, "public": public}
     created = (await a.post("/api/games", json=body)).json()
     game_id = created["id"]
@@ -70,6 +72,8 @@ async def play_line(
         assert answer.status_code == 200, answer.text
         state = rules.play(state, text)
         version += 1
+    if before_resigning is not None:
+        await before_resigning.wait()
     answer = await seats[loser].post(
         f"/api/games/{game_id}/resign", json={"version": version, "msg_id": "r"}
     )
@@ -163,6 +167,26 @@ async def test_counts_folding_search_and_rebuild(
     kept = await tables(database_url)
     assert len(kept["explorer_games"]) == 4 + 4 + 3 + 3  # plies 0..n of each counted game
     assert await rebuild(database_url) == 4
+    assert await tables(database_url) == kept
+
+
+async def test_games_finishing_together_all_count(
+    visitors: Callable[..., Any], database_url: str
+) -> None:
+    """Eight games of one opening (no other test plays it) resign at once: each adds its own
+    counts to the same rows, none is lost (the upsert reads nothing), and the rebuild agrees."""
+    together = asyncio.Barrier(8)
+    pairs = [(await visitors(f"A{i}"), await visitors(f"B{i}")) for i in range(8)]
+    await asyncio.gather(
+        *(
+            play_line(a, b, ["e2/e8", "white", "e5"], 1 + i % 2, before_resigning=together)
+            for i, (a, b) in enumerate(pairs)
+        )
+    )
+    after = await node(pairs[0][0], "e2/e8 white e5")
+    assert (after["games"], after["first_wins"], after["second_wins"]) == (8, 4, 4)
+    kept = await tables(database_url)
+    await rebuild(database_url)
     assert await tables(database_url) == kept
 
 
