@@ -162,3 +162,17 @@ def test_move_image_keeps_words() -> None:
     with pytest.raises(NotImplementedError):
         games.get("jotun").move_image("e5", (1, False))
     assert games.get("jotun").move_image("e5", IDENTITY[0]) == "e5"
+
+
+@pytest.mark.parametrize(
+    ("slug", "opts"),
+    [(slug, opts) for slug in games.names() for opts in games.rules_class(slug).option_sets()],
+)
+def test_every_option_set_keys_its_positions(slug: str, opts: dict[str, Any]) -> None:
+    """Every game and option set: a 16-character key, the same from a second Rules of the same
+    options (nothing kept between calls decides it)."""
+    rules, again = games.get(slug, opts), games.get(slug, opts)
+    state = _walk(rules, 28, 6)
+    key = rules.position_key(state)
+    assert len(key) == 16 and key == again.position_key(state)
+    assert rules.position_key(rules.initial_state()) == again.position_key(again.initial_state())
