@@ -111,6 +111,7 @@ def test_explore_from_a_replay_and_search_by_moves(
     page.goto(f"{server.url}/games/{imported[1]}?ply=2")
     link = page.locator("#explore")
     expect(link).to_be_visible()
+    screenshots.page(page, "explorer-replay-link")
     link.click()
     # The mirrored game's position: the same counts, each continuation written on this board
     # (e4, played on the other orientation, is e6 here).
