@@ -51,15 +51,17 @@ async def play_line(
     loser: int,
     public: bool = True,
     before_resigning: asyncio.Barrier | None = None,
+    slug: str = "valaturna",
+    options: dict[str, Any] = VALATURNA,
 ) -> str:
-    """A Valaturna game (side 5) of ``a`` (seat 1) against ``b``: ``moves``, then seat ``loser``
-    resigns (once ``before_resigning`` is set, if given). Its id."""
-    body = {"game": "valaturna", "options": VALATURNA, "seat": 1, "public": public}
+    """A game (Valaturna, side 5, unless told) of ``a`` (seat 1) against ``b``: ``moves``, then
+    seat ``loser`` resigns (once all are at ``before_resigning``, if given). Its id."""
+    body = {"game": slug, "options": options, "seat": 1, "public": public}
     created = (await a.post("/api/games", json=body)).json()
     game_id = created["id"]
     joined = await b.post(f"/api/games/{game_id}/join", json={"token": created["join_token"]})
     assert joined.status_code == 200, joined.text
-    rules = games.get("valaturna", VALATURNA)
+    rules = games.get(slug, options)
     state = rules.initial_state()
     seats = {1: a, 2: b}
     version = 2
@@ -188,6 +190,21 @@ async def test_games_finishing_together_all_count(
     kept = await tables(database_url)
     await rebuild(database_url)
     assert await tables(database_url) == kept
+
+
+async def test_a_game_whose_rules_run_in_a_worker_is_counted(
+    visitors: Callable[..., Any],
+) -> None:
+    """Jotun's keys are computed by the rules runner's worker when the game ends (and its nodes
+    replayed there): the game is counted like any other."""
+    ann, bo = await visitors("Jo"), await visitors("Tun")
+    opts = {"size": 4}
+    await play_line(ann, bo, ["g4", "white", "a1"], 2, slug="jotun", options=opts)
+    answer = await ann.get("/api/explorer/jotun", params={"options": "size=4", "moves": "g4"})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["games"] == 1 and body["first_wins"] == 1
+    assert [(c["move"], c["games"]) for c in body["continuations"]] == [("white", 1)]
 
 
 @pytest.mark.parametrize(
