@@ -16,7 +16,7 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, and_, false, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.models import Account, Game, Move
+from app.models import Account, ExplorerGame, Game, Move
 from app.repository.bots import BOT_PLAYER_IDS
 from app.repository.explorer import reached
 
@@ -80,14 +80,25 @@ def _dialect(session: AsyncSession) -> str:
     return session.get_bind().dialect.name
 
 
-def _after(sort: Sort, cursor: Cursor) -> ColumnElement[bool]:
+#: With the position filter, the date order's columns are read from ``explorer_games`` (the join
+#: makes them equal to the game's): a page newest or oldest first is then a range of that table's
+#: primary key, however many games reached the position.
+_EXPLORED = {"finished_at": ExplorerGame.finished_at, "id": ExplorerGame.game_id}
+
+
+def _column(name: str, explored: bool) -> Any:
+    """The column of a sort key: the game's, or (``explored``) the explorer row's date order."""
+    return _EXPLORED[name] if explored and name in _EXPLORED else getattr(Game, name)
+
+
+def _after(sort: Sort, cursor: Cursor, explored: bool = False) -> ColumnElement[bool]:
     """The rows after ``cursor`` in ``sort``'s order: a lexicographic comparison of its key."""
     names, descending = SORT_KEYS[sort]
     terms = []
     for i, name in enumerate(names):
-        column = getattr(Game, name)
+        column = _column(name, explored)
         beyond = column < cursor[i] if descending else column > cursor[i]
-        equal = [getattr(Game, n) == cursor[j] for j, n in enumerate(names[:i])]
+        equal = [_column(n, explored) == cursor[j] for j, n in enumerate(names[:i])]
         terms.append(and_(*equal, beyond))
     return or_(*terms)
 
@@ -153,8 +164,10 @@ def archive_query(
         query = query.where(Game.imported == (true() if f.imported else false()))
     if f.bot is not None:
         query = query.where(against_bot(f.bot))
-    if f.position is not None and f.game is not None and f.options is not None:
-        query = query.where(Game.id.in_(reached(f.game, f.options, f.position)))
+    explored = f.position is not None and f.game is not None and f.options is not None
+    if explored:
+        assert f.position is not None and f.game is not None and f.options is not None
+        query = query.join(ExplorerGame, reached(f.game, f.options, f.position))
     if f.time is not None and ":" not in f.time and f.time != "unlimited":
         # a kind: every control of it, a range of the index (``realtime:`` up to ``realtime;``)
         query = query.where(Game.time_key >= f.time + ":", Game.time_key < f.time + ";")
@@ -165,9 +178,10 @@ def archive_query(
     if f.end is not None:
         query = query.where(Game.finished_at < f.end)
     if after is not None:
-        query = query.where(_after(f.sort, after))
+        query = query.where(_after(f.sort, after, explored))
     names, descending = SORT_KEYS[f.sort]
-    order = [getattr(Game, n).desc() if descending else getattr(Game, n) for n in names]
+    columns = [_column(n, explored) for n in names]
+    order = [c.desc() if descending else c for c in columns]
     return query.order_by(*order).limit(limit)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select, union_all
+from sqlalchemy import Connection, and_, delete, func, select, union_all
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -237,11 +237,18 @@ def recent_query(slug: str, options_key: str, keys: Sequence[str], per_key: int)
 
 
 def reached(slug: str, options_key: str, key: str) -> Any:
-    """The ids of the games that reached a position (the archive's ``position`` filter)."""
-    return select(ExplorerGame.game_id).where(
+    """The archive's ``position`` filter: the condition joining ``games`` to the rows of
+    ``explorer_games`` of one position (a game has one row per position it reached, so the join
+    adds no row). The archive then reads the date order from ``explorer_games``
+    (``app.repository.archive``), so a page newest or oldest first is a range of that position's
+    primary key, each game found by its id, whether one game or all of them reached it. (Joined
+    on the date too, PostgreSQL would multiply the two equalities' selectivities, expect one row,
+    and hash the whole position to sort it.)"""
+    return and_(
         ExplorerGame.slug == slug,
         ExplorerGame.options_key == options_key,
         ExplorerGame.position == key,
+        ExplorerGame.game_id == Game.id,
     )
 
 

@@ -156,7 +156,18 @@ async def test_counts_folding_search_and_rebuild(
         params={"game": "valaturna", "options": OPTIONS, "position": white["position"]},
     )
     assert found.status_code == 200, found.text
-    assert {g["id"] for g in found.json()["games"]} == {first, second}
+    assert [g["id"] for g in found.json()["games"]] == [second, first]  # newest first
+    # paged one by one, and oldest first: the cursor follows the explorer rows' date order
+    paged, cursor = [], None
+    for _ in range(3):
+        params = {"game": "valaturna", "options": OPTIONS, "position": white["position"]}
+        params |= {"limit": "1", "sort": "oldest", **({"cursor": cursor} if cursor else {})}
+        page = (await ann.get("/api/archive", params=params)).json()
+        paged += [g["id"] for g in page["games"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert paged == [first, second]
     bare = await ann.get("/api/archive", params={"position": white["position"]})
     assert bare.status_code == 422 and bare.json()["error"]["field"] == "position"
     junk = await ann.get(
