@@ -1,8 +1,9 @@
 """``GET /api/explorer/{game}``: the opening explorer's node after a line of moves (issue 28).
 
 The options and the moves are in the URL (``?options=size=5&moves=e3/e7+white+e5``), so a node is
-a link, and its answer may be cached by the browser and any shared cache for a short while
-(``Cache-Control``); the service keeps answers a short while too. Requests are counted by the
+a link, and its answer may be kept by the browser for a short while (``Cache-Control: private``:
+a first visit's answer carries the visitor's new guest cookie, which a shared cache must not hand to
+others); the service keeps answers a short while too, for everyone. Requests are counted by the
 explorer's rate limits, cached or not.
 """
 
@@ -48,6 +49,7 @@ async def explorer(
                 field=name[:40] if name.isprintable() else excerpt(name),
             )
     answer = await service.explorer.node(game, options, moves)
+    # private: a first visit's answer carries its new guest cookie, which no shared cache may keep
     seconds = int(service.explorer.core.settings.explorer_cache_seconds)
-    response.headers["Cache-Control"] = f"public, max-age={seconds}"
+    response.headers["Cache-Control"] = f"private, max-age={seconds}"
     return answer

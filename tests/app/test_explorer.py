@@ -88,7 +88,7 @@ async def node(client: httpx.AsyncClient, moves: str = "", **params: str) -> dic
         "/api/explorer/valaturna", params={"options": OPTIONS, "moves": moves, **params}
     )
     assert answer.status_code == 200, answer.text
-    assert answer.headers["cache-control"].startswith("public, max-age=")
+    assert answer.headers["cache-control"].startswith("private, max-age=")
     body: dict[str, Any] = answer.json()
     return body
 
