@@ -10,7 +10,7 @@ repetition) counts once for that game, as does a continuation it played twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,15 +189,16 @@ def children_query(slug: str, options_key: str, key: str, limit: int) -> Any:
 
 
 async def recent_games(
-    session: AsyncSession, slug: str, options_key: str, keys: Sequence[str], per_key: int
+    session: AsyncSession, slug: str, options_key: str, wanted: Mapping[str, int]
 ) -> dict[str, list[dict[str, Any]]]:
-    """Up to ``per_key`` of the newest games that reached each of ``keys``, with their players and
-    result: key -> games. One statement: a UNION ALL of each key's own index range, newest first
-    and cut at ``per_key`` (a window over the position's games would read them all)."""
-    out: dict[str, list[dict[str, Any]]] = {key: [] for key in keys}
-    if not keys:
+    """The newest games that reached each position key of ``wanted`` (as many as it says), with
+    their players and result: key -> games. One statement: a UNION ALL of each key's own index
+    range, newest first and cut at its number (a window over a position's games would read them
+    all)."""
+    out: dict[str, list[dict[str, Any]]] = {key: [] for key in wanted}
+    if not wanted:
         return out
-    for row in await session.execute(recent_query(slug, options_key, keys, per_key)):
+    for row in await session.execute(recent_query(slug, options_key, wanted)):
         found = dict(row._mapping)
         out[found.pop("position")].append(found)
     for games in out.values():  # each part's order is not the union's: newest first again
@@ -205,11 +206,11 @@ async def recent_games(
     return out
 
 
-def recent_query(slug: str, options_key: str, keys: Sequence[str], per_key: int) -> Any:
+def recent_query(slug: str, options_key: str, wanted: Mapping[str, int]) -> Any:
     """The UNION ALL of :func:`recent_games`: per key, a range of ``explorer_games``' primary key
     read backwards, joined to ``games`` by its primary key."""
     parts = []
-    for key in keys:
+    for key, per_key in wanted.items():
         part = (
             select(
                 ExplorerGame.position,

@@ -189,10 +189,9 @@ class ExplorerService:
                 texts_here = await self.core.rules.continuations(rules, line.state, pairs)
             shown = [(row, text) for row, text in zip(stored, texts_here, strict=False) if text]
             children = [row["child"] for row, _ in shown[:MOST_CONTINUATIONS]]
-            recent = await rows.recent_games(session, *where, [key], GAMES_OF_POSITION)
-            per_child = await rows.recent_games(
-                session, *where, children[:10], GAMES_PER_CONTINUATION
-            )
+            wanted = dict.fromkeys(children[:10], GAMES_PER_CONTINUATION)
+            wanted[key] = GAMES_OF_POSITION  # (a move always changes the key: never a child's)
+            recent = await rows.recent_games(session, *where, wanted)
         zero = dict.fromkeys(rows.COUNTS, 0)
         return {
             "game": rules.slug,
@@ -210,7 +209,7 @@ class ExplorerService:
                     "move": text,
                     "position": row["child"],
                     **_counts_json(row),
-                    "recent": [_game_json(g) for g in per_child.get(row["child"], [])],
+                    "recent": [_game_json(g) for g in recent.get(row["child"], [])],
                 }
                 for row, text in shown
             ],

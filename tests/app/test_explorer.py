@@ -261,7 +261,7 @@ async def test_every_explorer_read_uses_an_index(backend: str, database_url: str
     reads = {
         "position": explorer_reads.position_query("valaturna", OPTIONS, key),
         "children": explorer_reads.children_query("valaturna", OPTIONS, key, 100),
-        "recent": explorer_reads.recent_query("valaturna", OPTIONS, [key, "x" * 16], 3),
+        "recent": explorer_reads.recent_query("valaturna", OPTIONS, {key: 5, "x" * 16: 3}),
         "archive": archive_query(
             ArchiveFilter(game="valaturna", options=OPTIONS, position=key), None, 21, backend
         ),
