@@ -412,6 +412,8 @@ class GameStat(Base):
     kind: Mapped[str] = mapped_column(String(16), primary_key=True)
     bucket: Mapped[str] = mapped_column(String(MOVE_TEXT_MAX + 40), primary_key=True)
     n: Mapped[int] = mapped_column(BigInteger)
+
+
 class ExplorerPosition(Base):
     """A position of the opening explorer (issue 28): the finished public games of one game and
     option set that reached it within the first ``EXPLORER_DEPTH`` plies, and how they ended.

@@ -58,18 +58,6 @@ class AddCounters:
             conn.execute(_upsert(conn.dialect.name), rows)
 
 
-@dataclass(frozen=True)
-class Together:
-    """Two writes in one transaction (a new game and its counters: an import)."""
-
-    first: Callable[[Connection], object]
-    then: Callable[[Connection], object]
-
-    def __call__(self, conn: Connection) -> None:
-        self.first(conn)
-        self.then(conn)
-
-
 async def counters(
     session: AsyncSession, slug: str, options_key: str, imported: bool | None
 ) -> list[tuple[str, str, int]]:

@@ -24,7 +24,6 @@ from app.domain.clock import to_ms
 from app.domain.ratings import Glicko, rate
 from app.domain.timecontrol import Clocks, TimeControl, credit
 from app.models import ChatLine, CreationKey, Event, Game, Lease, Move, Player, Rating, RatingChange
-from app.repository.explorer import Explored
 from app.repository.outage import Unanswered
 from app.repository.writer import RowChanged, Stale
 
@@ -89,8 +88,8 @@ class NewGame:
     #: The creation's ``creation_keys`` row, when it came with an ``Idempotency-Key``: a second
     #: creation under the same key fails on its primary key, and writes nothing.
     key: Row | None = None
-    #: An imported game's opening counted by the explorer, in this transaction (issue 28).
-    explored: Explored | None = None
+    #: Other areas' writes in the same transaction (an import's statistics and explorer counts).
+    after: tuple[Callable[[Connection], object], ...] = ()
 
     def __call__(self, conn: Connection) -> None:
         save_players(conn, self.players)
@@ -98,8 +97,8 @@ class NewGame:
         if self.moves:
             conn.execute(insert(Move), self.moves)
         conn.execute(insert(Event), self.events)
-        if self.explored is not None:
-            self.explored(conn)
+        for write in self.after:
+            write(conn)
         if self.key is not None:
             conn.execute(insert(CreationKey), [self.key])
 
@@ -217,12 +216,11 @@ class GameChange:
     players: tuple[PlayerName, ...] = ()  # seated by this change: their rows come first
     rated: RatedResult | None = None  # a rated game's result: rated in this transaction
     undo_after: int | None = None  # a takeback: the moves after this ply are removed
-    # A finished game's opening, counted by the explorer in the result's transaction (issue 28).
-    explored: Explored | None = None
     # The whole row the change was computed from, when that was a cached copy (:func:`row_values`):
     # written only if the database's row still holds exactly these values, else RowChanged.
     expect: Row | None = None
-    #: Other areas' writes in the same transaction, after the game's (the statistics' counters).
+    #: Other areas' writes in the same transaction, after the game's (the statistics' counters, the
+    #: explorer's).
     after: tuple[Callable[[Connection], object], ...] = ()
 
     def __call__(self, conn: Connection) -> None:
@@ -249,8 +247,6 @@ class GameChange:
                 .where(Game.id == self.game_id)
                 .values(result_json=self.values["result_json"])
             )
-        if self.explored is not None:
-            self.explored(conn)
         if self.undo_after is not None:
             conn.execute(
                 delete(Move).where(Move.game_id == self.game_id, Move.ply > self.undo_after)

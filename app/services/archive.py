@@ -26,7 +26,7 @@ from app.schemas.responses import ImportedOut
 from app.services.core import Core, Visitor, players_json, seat_ids
 from app.services.explorer import explored
 from app.services.reading import export_line
-from app.services.stats import Together, counting
+from app.services.stats import counting
 
 #: The most JSON one archive page holds past its first game: 100 games of today's few hundred
 #: bytes each fit; a page of games holding more stops early, with a cursor.
@@ -281,7 +281,8 @@ class ArchiveService:
         counted = counting(self.core.rules, rules.slug, rules.options, True, game)  # issue 28
         # Imported games are real games between people: the explorer counts them (issue 28).
         opening = await explored(self.core.rules, rules, game_id, list(replayed.moves), result, now)
-        await self.core.writer.write(Together(NewGame(game, events, moves, explored=opening), counted))
+        after = (counted,) if opening is None else (counted, opening)
+        await self.core.writer.write(NewGame(game, events, moves, after=after))
         return ImportedOut(id=game_id, url=f"/games/{game_id}")
 
 

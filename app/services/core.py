@@ -60,8 +60,8 @@ from app.schemas.outgoing import (
     Stored,
     TableJson,
 )
-from app.services.stats import counting
 from app.services.explorer import explored
+from app.services.stats import counting
 
 log = logging.getLogger("hexmoot")
 
@@ -656,7 +656,8 @@ class Core:
             opening = await explored(
                 self.rules, position.rules, game.id, position.moves, result, final["finished_at"]
             )
-            change = dataclasses.replace(change, explored=opening)
+            if opening is not None:
+                change = dataclasses.replace(change, after=(*change.after, opening))
         await self.advance(session, game, position, change)
         return change.events
 

@@ -24,7 +24,6 @@ from app.runtime.rules import RulesRunner, has_pie, title
 if TYPE_CHECKING:
     from app.services.core import Core
 
-Together = counters.Together
 Source = Literal["all", "here", "imported"]
 SOURCES: dict[str, bool | None] = {"all": None, "here": False, "imported": True}
 #: The first moves an answer lists (the most played); the heat map reads them all.
