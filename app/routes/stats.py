@@ -14,6 +14,7 @@ from app.deps import ServiceDep, page_visitor
 from app.errors import AppError, ErrorCode, excerpt
 from app.routes.pages import PAGE_404, catalogue
 from app.schemas import error_responses
+from app.schemas.responses import page_error_responses
 from app.schemas.stats import StatsOut
 from app.services.stats import Source
 from app.templating import templates
@@ -101,7 +102,11 @@ async def stats(
     return answer
 
 
-@router.get("/stats/{game}", response_class=HTMLResponse, responses=PAGE_404)
+@router.get(
+    "/stats/{game}",
+    response_class=HTMLResponse,
+    responses={**PAGE_404, **page_error_responses(422)},
+)
 async def stats_page(
     request: Request, game: str, options: str | None = None, source: str = "all"
 ) -> HTMLResponse:
@@ -109,10 +114,11 @@ async def stats_page(
     ``static/js/stats.js`` from ``GET /api/stats/{game}``."""
     try:
         info = _game(game)
-        chosen = parse_options(info, options)
-        _source(source)
-    except AppError as exc:
+    except AppError as exc:  # no such page: the HTML 404
         raise HTTPException(404, exc.message) from None
+    # a bad option set or source is the link's mistake: the one error shape, as the API's
+    chosen = parse_options(info, options)
+    _source(source)
     context = {
         "info": info,
         "games": catalogue(),

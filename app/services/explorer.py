@@ -108,10 +108,6 @@ def _game_json(row: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _refuse(code: ErrorCode, message: str, field: str) -> AppError:
-    return AppError(code, message, field=field)
-
-
 class ExplorerService:
     """The explorer's nodes, cached a short while."""
 
@@ -123,10 +119,10 @@ class ExplorerService:
         """The rules of ``slug`` with the option set ``raw`` (``size=5,variant=dense``, any order;
         absent: the defaults), which must be one the catalogue offers."""
         if slug not in slugs():
-            raise _refuse(
+            raise AppError(
                 ErrorCode.UNKNOWN_GAME,
                 f"unknown game {excerpt(slug)} (known: {known_games()})",
-                "game",
+                field="game",
             )
         info = next(g for g in catalogue() if g["slug"] == slug)
         choices = {o["name"]: {str(c): c for c in o["choices"]} for o in info["options"]}
@@ -135,10 +131,10 @@ class ExplorerService:
             name, _, value = pair.partition("=")
             if name not in choices or value not in choices[name]:
                 form = ",".join(f"{n}=<{'|'.join(c)}>" for n, c in choices.items())
-                raise _refuse(
+                raise AppError(
                     ErrorCode.BAD_OPTION,
                     f"options of {slug} are {form or 'none'}, not {excerpt(raw)}",
-                    "options",
+                    field="options",
                 )
             given[name] = choices[name][value]
         return self.core.rules.offered_rules(slug, given)
@@ -162,17 +158,17 @@ class ExplorerService:
         rules = self.options(slug, options)
         texts = (moves or "").split()
         if len(texts) > DEPTH:
-            raise _refuse(
+            raise AppError(
                 ErrorCode.INVALID_MOVE,
                 f"the explorer goes {DEPTH} plies deep, not {len(texts)}",
-                "moves",
+                field="moves",
             )
         for text in texts:
             if len(text) > MOVE_TEXT_MAX or not text.isprintable():
-                raise _refuse(
+                raise AppError(
                     ErrorCode.INVALID_MOVE,
                     f"a move is 1 to {MOVE_TEXT_MAX} printable characters, not {excerpt(text)}",
-                    "moves",
+                    field="moves",
                 )
         try:
             line = await self.core.rules.walk(rules, texts)

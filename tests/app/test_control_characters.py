@@ -98,7 +98,9 @@ async def test_every_text_of_every_route_refuses_control_characters(server: Live
                         )
                         what = f"{method} {path} query {param['name']}={text!r}"
                         assert answer.status_code < 500, (what, answer.text)
-                        if answer.status_code >= 400:
+                        # a page of "x" (no such game) is the HTML 404 page, whatever the query
+                        page_404 = answer.status_code == 404 and not path.startswith("/api/")
+                        if answer.status_code >= 400 and not page_404:
                             refused(answer, what)
                         tried += 1
         # The three that answered 500 on PostgreSQL, by name.

@@ -197,6 +197,9 @@ async def test_games_ending_together_all_count(
         ("/api/stats/jotun?options=depth=4", "bad_filter", "options"),
         ("/api/stats/jotun?source=elsewhere", "bad_filter", "source"),
         ("/api/stats/jotun?sort=newest", "bad_filter", "sort"),
+        # the page's link with a bad option set or source: the same answer, not a page
+        ("/stats/jotun?options=size=9", "bad_filter", "options"),
+        ("/stats/jotun?source=elsewhere", "bad_filter", "source"),
     ],
 )
 async def test_bad_input_is_one_precise_422(
@@ -207,6 +210,12 @@ async def test_bad_input_is_one_precise_422(
     assert answer.status_code == 422
     body = answer.json()
     assert (body["error"]["code"], body["error"]["field"]) == (code, field)
+
+
+async def test_the_page_of_no_game_is_the_404_page(server: LiveServer) -> None:
+    async with httpx.AsyncClient(base_url=server.url) as client:
+        answer = await client.get("/stats/chess?options=size=9")
+    assert answer.status_code == 404 and answer.headers["content-type"].startswith("text/html")
 
 
 async def test_every_game_answers_with_its_defaults(server: LiveServer) -> None:
