@@ -627,7 +627,7 @@ def test_saved_short_game_captures_e6() -> None:
         ([], Move("setup", (3,))),
         ([], Move("setup", (3, 999))),
         ([], Move("choose", colour=BLACK)),
-        (["e3/e7"], Move("choose", colour="red")),
+        (["e3/e7"], Move("choose", colour=2)),  # no colour
         (["e3/e7"], Move("pass")),
         (["e3/e7", "white"], Move("place", (999,))),
         (["e3/e7", "white"], Move("place", (1, 2))),
