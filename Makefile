@@ -17,8 +17,8 @@ CLUSTER_PORT ?= 8080
 UV_VERSION ?= 0.13.9
 export HOST PORT DATABASE_URL
 
-.PHONY: help run cluster test check install install-test install-js lock browser nginx services lint \
-	format typecheck pytest bench schema clean
+.PHONY: help run cluster test check install install-test install-js native lock browser nginx \
+	services lint format typecheck pytest bench schema clean
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / {printf "  make %-13s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -39,7 +39,7 @@ cluster: install services nginx  ## try the production setup: nginx on http://12
 test: install-test install-js browser nginx services lint typecheck pytest  ## everything the tests need, then all checks and every test
 
 check: install-test install-js nginx services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
-	$(BIN)/pytest -n $(WORKERS) -m 'not slow and not browser'
+	$(TESTED_BUILD) $(BIN)/pytest -n $(WORKERS) -m 'not slow and not browser'
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -69,19 +69,39 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-install: $(VENV)/.installed  ## the locked runtime dependencies and the project (editable)
+install: $(VENV)/.installed native  ## the locked runtime dependencies, the project (editable), the rules compiled
 install-js: node_modules/.installed  ## the locked JavaScript lint tools (npm ci)
-install-test: $(VENV)/.installed-test  ## the same plus the locked test tools
+install-test: $(VENV)/.installed-test native  ## the same plus the locked test tools
 
-# requirements-test.lock is resolved within requirements.lock's pins, so the two never disagree;
+# The compiler: mypy (mypyc ships with it) and setuptools (its build_ext), locked like the rest.
+$(VENV)/.installed-build: requirements-build.lock | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r requirements-build.lock
+	@touch $@
+
+# The rules modules that pay, compiled with mypyc into build/mypyc (build_native.py), where
+# games/native.py loads them only while every source they were compiled from is unchanged; pure
+# Python runs where compiling is impossible (one line says why). Run every time: it compares the
+# sources' hashes with the build's and does nothing when current (0.3 s). Under `make test` and
+# `make check` a module mypyc refuses is an error, since both builds must stay green.
+native: $(VENV)/.installed $(VENV)/.installed-build  ## compile the rules with mypyc (pure Python where impossible); HEXMOOT_PURE=1 runs pure
+	$(BIN)/python build_native.py $(NATIVE_FLAGS)
+test check: NATIVE_FLAGS = --strict
+# Each test run says which build it expects (tests/games/test_build.py checks it is the one loaded).
+TESTED_BUILD = HEXMOOT_EXPECT_BUILD=$$($(BIN)/python build_native.py --status)
+
+# requirements-test.lock is resolved within requirements.lock's pins, and requirements-build.lock (the
+# compiler, `make native`) within requirements-test.lock's, so they never disagree;
 # both keep their current pins unless pyproject.toml asks otherwise (UPGRADE=--upgrade for newest).
-lock: | $(BIN)/python  ## regenerate requirements.lock and requirements-test.lock from pyproject.toml
+lock: | $(BIN)/python  ## regenerate requirements.lock, requirements-test.lock and requirements-build.lock from pyproject.toml
 	$(BIN)/pip install --quiet uv==$(UV_VERSION)
 	$(BIN)/uv pip compile pyproject.toml $(UPGRADE) --universal --python-version 3.11 \
 		--generate-hashes --custom-compile-command 'make lock' --quiet -o requirements.lock
 	$(BIN)/uv pip compile pyproject.toml $(UPGRADE) --extra test -c requirements.lock --universal \
 		--python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet \
 		-o requirements-test.lock
+	$(BIN)/uv pip compile --group pyproject.toml:native $(UPGRADE) -c requirements-test.lock \
+		--universal --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' \
+		--quiet -o requirements-build.lock
 
 # The headless shell drives most browser tests (half the processor time of the whole browser);
 # the whole browser, the tests of what only it has (desktop notifications).
@@ -116,15 +136,17 @@ format:  ## let ruff fix what it can and format the code
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-typecheck:  ## mypy --strict over games, app, migrations and deploy
+typecheck:  ## mypy --strict over games, app, migrations, deploy and build_native.py
 	$(BIN)/mypy
 
-pytest: install-js  ## every test, slow and browser ones included, in parallel (WORKERS workers)
-	$(BIN)/pytest -n $(WORKERS)
+# The whole suite on the compiled build (where there is one), then the rules' tests on the pure one.
+pytest: install-js  ## every test, slow and browser ones included, in parallel (WORKERS workers); tests/games again on pure Python
+	$(TESTED_BUILD) $(BIN)/pytest -n $(WORKERS)
+	HEXMOOT_PURE=1 HEXMOOT_EXPECT_BUILD=pure $(BIN)/pytest -n $(WORKERS) tests/games
 
 bench: install-test services  ## rules engines, then the server under load (figures, never pass/fail)
 	$(BIN)/python -m games bench
 	@if [ -f tests/load/bench.py ]; then $(BIN)/python -m tests.load.bench; fi
 
 clean:  ## remove the virtualenv, the database and every cache
-	rm -rf $(VENV) node_modules data .mypy_cache .ruff_cache .pytest_cache artifacts
+	rm -rf $(VENV) node_modules data build .mypy_cache .ruff_cache .pytest_cache artifacts

@@ -20,6 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+# first of the package's modules: the compiled build of the others, if current (games/native.py)
+from . import native  # noqa: F401
+
+# isort: split
 from . import exxit, harmijan, jotun, sgolte, valaturna
 from .base import GameInfo, Option, Outcome, Rules, Steps
 from .errors import IllegalMoveError, InvalidMoveError, RecordError
