@@ -9,6 +9,10 @@ Where compiling is impossible (no mypy, no C compiler, no Python headers) it say
 and exits 0: the pure build runs, as it always can. A module that mypyc refuses is an error with
 ``--strict`` (``make test``: both builds must stay green), else one line too. ``--pure`` removes
 the compiled build; ``--status`` prints which build the checkout has (``compiled`` or ``pure``).
+
+``--compare ROUNDS [--cpu] [GAME ...]`` measures what the compiled build pays: ``python -m games
+bench`` run pure and compiled in turn, ROUNDS times each, and the medians side by side (how
+:data:`COMPILED` was chosen).
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
+import statistics
+import subprocess
 import sys
 import sysconfig
 import time
@@ -45,7 +52,6 @@ COMPILED: tuple[str, ...] = (
     "games/base.py",
     "games/bitboard.py",
     "games/errors.py",
-    "games/exxit.py",
     "games/harmijan/notation.py",
     "games/harmijan/rules.py",
     "games/harmijan/shapes.py",
@@ -72,6 +78,9 @@ COMPILED: tuple[str, ...] = (
 )
 #: The shared library holding every compiled module (a top-level module of that name + __mypyc).
 GROUP = "hexmoot_games"
+#: mypyc's options: its default optimisation (-O3), and no debugging symbols (-g0: nothing reads
+#: them, and the code is the same). A change to them or to COMPILED compiles again.
+OPTIONS: dict[str, str] = {"opt_level": "3", "debug_level": "0"}
 LOG = BUILD_DIR.parent / "mypyc.log"
 
 
@@ -91,34 +100,41 @@ def _source_of(module: str) -> str | None:
 
 
 def sources_read(paths: tuple[str, ...]) -> list[str]:
-    """Every source of this checkout that compiling ``paths`` reads: them, the modules they import
-    (transitively), and the packages those are in. A change to any of them makes the build stale."""
+    """Every source of this checkout that compiling ``paths`` depends on: them, the modules they
+    import (transitively), and the packages of all those. A change to any of them makes the build
+    stale. A package's ``__init__`` is hashed, but its own imports are followed only when a module
+    imports from it by name: ``games/__init__.py`` imports every game, and a game that is not
+    compiled, nor imported by one that is, changes nothing the compiled modules were built on."""
     seen: set[str] = set()
-    todo = list(paths)
+    followed: set[str] = set()
+    todo = [(path, True) for path in paths]
     while todo:
-        path = todo.pop()
-        if path in seen:
-            continue
+        path, follow = todo.pop()
         seen.add(path)
+        if not follow or path in followed:
+            continue
+        followed.add(path)
         module = module_name(path)
-        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-        names = [package.rpartition(".")[0]] if package else []  # its package's parent
-        names.append(package)
+        parts = module.split(".")
+        package = parts if path.endswith("__init__.py") else parts[:-1]
+        parents = [".".join(package[:i]) for i in range(1, len(package) + 1)]
+        names: list[str] = []
         for node in ast.walk(ast.parse((ROOT / path).read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 names += [alias.name for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(anchor + ([node.module] if node.module else []))
-                else:
-                    base = node.module or ""
-                names.append(base)
-                names += [f"{base}.{alias.name}" for alias in node.names]
-        for name in names:
-            source = _source_of(name) if name else None
-            if source is not None and source not in seen:
-                todo.append(source)
+                anchor = package[: len(package) - node.level + 1] if node.level else []
+                if node.module:  # from .x import a: the module x, or its submodule a
+                    base = ".".join([*anchor, node.module])
+                    names += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+                else:  # from . import a: the submodule a of a package only passed through
+                    base = ".".join(anchor)
+                    parents.append(base)
+                    names += [f"{base}.{alias.name}" for alias in node.names]
+        for name, follow_it in [(p, False) for p in parents] + [(n, True) for n in names]:
+            source = _source_of(name)
+            if source is not None:
+                todo.append((source, follow_it))
     return sorted(seen)
 
 
@@ -129,7 +145,7 @@ def wanted_manifest(paths: tuple[str, ...]) -> dict[str, object]:
     return {
         "suffix": SUFFIX,
         "mypy": mypy.version.__version__,
-        "builder": source_hash(Path(__file__)),  # this file: its list, the compiler's options
+        "options": OPTIONS | {"group_name": GROUP},
         "compiled": list(paths),
         "sources": {name: source_hash(ROOT / name) for name in sources_read(paths)},
     }
@@ -167,9 +183,12 @@ def compile_into(out: Path, paths: tuple[str, ...]) -> dict[str, str]:
 
     temp = BUILD_DIR.parent / "mypyc-temp"
     shutil.rmtree(temp, ignore_errors=True)
-    # no debugging symbols (-g0): less to compile, the same code
     extensions = mypycify(
-        list(paths), target_dir=str(temp / "c"), group_name=GROUP, debug_level="0"
+        list(paths),
+        target_dir=str(temp / "c"),
+        group_name=GROUP,
+        opt_level=OPTIONS["opt_level"],
+        debug_level=OPTIONS["debug_level"],
     )
     # build_ext alone, without setup(): that would read pyproject.toml as this project's build
     dist = Distribution({"name": "hexmoot-native", "ext_modules": extensions})
@@ -237,13 +256,67 @@ def status() -> str:
         return "pure"
 
 
+#: One game's line of ``python -m games bench``: legal_moves' median, playouts/s, fast playouts/s.
+BENCH_LINE = re.compile(
+    r"(?P<game>\w+) +legal_moves median +(?P<legal>[\d.]+) ms.*\| +(?P<playouts>[\d.]+) "
+    r"playouts/s \| fast +(?P<fast>[\d.]+) playouts/s"
+)
+#: ``python -m games bench`` timed by the processor time of its process, not the wall clock.
+CPU_BENCH = (
+    "import sys, time; time.perf_counter = time.process_time; "
+    "from games.__main__ import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def compare(rounds: int, names: list[str], cpu: bool) -> int:
+    """Print ``python -m games bench``'s figures, pure against compiled: the medians of ``rounds``
+    runs of each, alternated so that both see the same machine (a shared one is never idle).
+    With ``cpu``, each run's timings are its processor time, which other work on the machine
+    barely changes (the wall clock counts the time other processes hold the cores)."""
+    if status() != "compiled":
+        print("no current compiled build to compare (make install)", file=sys.stderr)
+        return 1
+    command = [sys.executable, *(["-c", CPU_BENCH] if cpu else ["-m", "games"]), "bench", *names]
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for _ in range(rounds):
+        for build in ("pure", "compiled"):
+            env = {**os.environ, "HEXMOOT_PURE": "1" if build == "pure" else "0"}
+            out = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+            for match in BENCH_LINE.finditer(out.stdout):
+                figures = {k: float(v) for k, v in match.groupdict().items() if k != "game"}
+                runs.setdefault((match["game"], build), []).append(figures)
+    clock = "processor time" if cpu else "wall clock"
+    print(f"medians of {rounds} runs each, {clock}; compiled/pure for rates, pure/compiled for ms")
+    print(f"{'game':10} | {'playouts/s':>25} | {'fast playouts/s':>25} | {'legal_moves ms':>25}")
+    for game in sorted({game for game, _ in runs}):
+        pure, compiled = runs[(game, "pure")], runs[(game, "compiled")]
+        cells = []
+        for key in ("playouts", "fast", "legal"):
+            p = statistics.median(run[key] for run in pure)
+            c = statistics.median(run[key] for run in compiled)
+            ratio = (p / c if key == "legal" else c / p) if min(p, c) > 0 else float("nan")
+            cells.append(f"{p:9.4g} {c:9.4g} {ratio:5.2f}x")
+        print(f"{game:10} | " + " | ".join(cells))
+    return 0
+
+
 def main() -> int:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--strict", action="store_true", help="fail if mypyc refuses a module")
     parser.add_argument("--pure", action="store_true", help="remove the compiled build")
     parser.add_argument("--status", action="store_true", help="print compiled or pure")
+    parser.add_argument(
+        "--compare",
+        type=int,
+        metavar="ROUNDS",
+        help="python -m games bench, pure against compiled, ROUNDS runs each (medians)",
+    )
+    parser.add_argument("--cpu", action="store_true", help="with --compare: processor time")
+    parser.add_argument("games", nargs="*", help="with --compare: the games (default: all)")
     args = parser.parse_args()
+    if args.compare:
+        return compare(args.compare, args.games, args.cpu)
     if args.pure:
         shutil.rmtree(BUILD_DIR, ignore_errors=True)
         return 0

@@ -21,6 +21,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+from mypy_extensions import mypyc_attr
+
 from .errors import IllegalMoveError, InvalidMoveError
 from .seats import COLOURS
 from .symmetry import IDENTITY, Transform
@@ -197,6 +199,8 @@ class GameInfo:
         }
 
 
+# Compiled with mypyc (build_native.py), yet the base of games that run as Python in either build
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Rules(ABC, Generic[S, M]):
     """A game's rules for one set of options. Stateless apart from the options; never does IO."""
 

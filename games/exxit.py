@@ -60,8 +60,6 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Literal
 
-from mypy_extensions import mypyc_attr
-
 from .base import Option, Outcome, Steps, play_prompt
 from .base import Rules as BaseRules
 from .errors import IllegalMoveError, InvalidMoveError, typed
@@ -100,9 +98,6 @@ def cell_name(cell: Hex) -> str:
 # --- state ---------------------------------------------------------------------------------------
 
 
-# An ordinary Python class in the compiled build too (mypyc's native classes have no __dict__):
-# its caches are cached properties, and _play fills them with the fields in one __dict__ update.
-@mypyc_attr(native_class=False)
 @dataclass(frozen=True)
 class State:
     """A position of Exxit, immutable and hashable.
@@ -272,9 +267,8 @@ class Rules(BaseRules[State, Move]):
             raise IllegalMoveError(*_why_illegal(state, move))
         return move
 
-    def apply(self, state: State, move: object) -> State:
-        """The state after ``move``; IllegalMoveError if it is not legal (nor a Move: ``object``,
-        so that the compiled build too refuses it so, rather than with mypyc's TypeError)."""
+    def apply(self, state: State, move: Move) -> State:
+        """The state after ``move``; IllegalMoveError if it is not legal."""
         self.check_over(state)
         if not isinstance(move, Move):
             raise IllegalMoveError("That is not an Exxit move")

@@ -62,7 +62,10 @@ def test_every_module_comes_from_the_build_loaded() -> None:
 
 
 def test_hexmoot_pure_selects_the_pure_build_in_a_new_process() -> None:
-    code = "import games.native as n, games.exxit as e; print(n.BUILD, e.__file__.endswith('.py'))"
+    code = (
+        "import games.native as n, games.jotun.rules as r; "
+        "print(n.BUILD, r.__file__.endswith('.py'))"
+    )
     checkout = checkout_build()
     for pure, shown in (("1", "pure True"), ("0", f"{checkout} {checkout == 'pure'}")):
         env = {**os.environ, "HEXMOOT_PURE": pure}
@@ -131,8 +134,12 @@ def test_a_build_for_another_python_or_none_is_not_loaded(tmp_path: Path) -> Non
 def test_the_manifest_lists_what_compiling_reads() -> None:
     read = build_native.sources_read(("games/jotun/rules.py",))
     assert {"games/jotun/rules.py", "games/jotun/state.py", "games/view.py"} <= set(read)
-    assert {"games/__init__.py", "games/jotun/__init__.py"} <= set(read)
-    assert not [path for path in read if path.startswith("games/bots/")]
+    assert {"games/__init__.py", "games/jotun/__init__.py", "games/base.py"} <= set(read)
+    # what the compiled modules do not import: editing it leaves the compiled build in use
+    assert "games/valaturna.py" not in read
+    every = build_native.sources_read(build_native.COMPILED)
+    assert not {"games/exxit.py", "games/native.py", "games/bench.py"} & set(every)
+    assert not [path for path in every if path.startswith("games/bots/")]
 
 
 @pytest.mark.parametrize("slug", games.names())
