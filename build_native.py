@@ -294,8 +294,8 @@ def compare(rounds: int, names: list[str], cpu: bool) -> int:
         for key in ("playouts", "fast", "legal"):
             p = statistics.median(run[key] for run in pure)
             c = statistics.median(run[key] for run in compiled)
-            ratio = (p / c if key == "legal" else c / p) if min(p, c) > 0 else float("nan")
-            cells.append(f"{p:9.4g} {c:9.4g} {ratio:5.2f}x")
+            ratio = f"{(p / c if key == 'legal' else c / p):5.2f}x" if min(p, c) > 0 else "    -"
+            cells.append(f"{p:9.4g} {c:9.4g} {ratio}")
         print(f"{game:10} | " + " | ".join(cells))
     return 0
 

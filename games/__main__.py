@@ -7,7 +7,7 @@ import json
 import random
 import sys
 
-from . import get, names
+from . import get, names, native
 from .bench import measure, random_game
 from .cli import options_of
 from .errors import RecordError
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(make_record(rules, moves, players) | {"seed": seed}, indent=1))
         return 0
     if args.command == "bench":
+        print(f"build: {native.BUILD} ({native.REASON})", flush=True)  # games/native.py
         for slug in args.games or names():
             print(measure(slug, games_played=args.games_played).line(), flush=True)
         return 0
