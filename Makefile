@@ -139,10 +139,11 @@ format:  ## let ruff fix what it can and format the code
 typecheck:  ## mypy --strict over games, app, migrations, deploy and build_native.py
 	$(BIN)/mypy
 
-# The whole suite on the compiled build (where there is one), then the rules' tests on the pure one.
-pytest: install-js  ## every test, slow and browser ones included, in parallel (WORKERS workers); tests/games again on pure Python
+# The whole suite on the compiled build (where there is one), then the rules' tests and doctests on
+# the pure one (a compiled function's doctests are not found: they run in the second pass only).
+pytest: install-js  ## every test, slow and browser ones included, in parallel (WORKERS workers); the rules' again on pure Python
 	$(TESTED_BUILD) $(BIN)/pytest -n $(WORKERS)
-	HEXMOOT_PURE=1 HEXMOOT_EXPECT_BUILD=pure $(BIN)/pytest -n $(WORKERS) tests/games
+	HEXMOOT_PURE=1 HEXMOOT_EXPECT_BUILD=pure $(BIN)/pytest -n $(WORKERS) tests/games games
 
 bench: install-test services  ## rules engines, then the server under load (figures, never pass/fail)
 	$(BIN)/python -m games bench

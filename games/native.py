@@ -90,20 +90,38 @@ def _rebuild(cls: type, names: tuple[str, ...], values: tuple[object, ...]) -> A
     return cls(**dict(zip(names, values, strict=True)))
 
 
+def source_of(name: str, root: Path = ROOT) -> Path | None:
+    """The source file of module ``name`` in the checkout at ``root``, or None (the shared
+    library that holds every compiled module has none)."""
+    base = root.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 class CompiledLoader(importlib.machinery.ExtensionFileLoader):
-    """Loads a compiled module, and registers its frozen dataclasses' pickling."""
+    """Loads a compiled module, then settles every compiled module loaded so far (mypyc loads
+    the ones a compiled module imports by itself, without this loader)."""
 
     def __init__(self, fullname: str, path: str, compiled: Sequence[str]) -> None:
         super().__init__(fullname, path)
         self.compiled = compiled
 
     def exec_module(self, module: ModuleType) -> None:
-        """Run the module, then register :func:`_reduce_frozen` for the frozen dataclasses of every
-        compiled module loaded: mypyc loads the modules a compiled one imports by itself."""
+        """Run the module, then for every compiled module loaded: ``__file__`` names its source
+        (as mypyc's tracebacks do; ``__spec__.origin`` stays the extension file), which is what
+        pytest's doctest collection checks it imported; and :func:`_reduce_frozen` pickles its
+        frozen dataclasses."""
         super().exec_module(module)
         for name in self.compiled:
             loaded = sys.modules.get(name)
-            for value in list(vars(loaded).values()) if loaded else ():
+            if loaded is None:
+                continue
+            source = source_of(name)
+            if source is not None:
+                loaded.__file__ = str(source)
+            for value in list(vars(loaded).values()):
                 if (
                     isinstance(value, type)
                     and value.__module__ == name
