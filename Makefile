@@ -36,7 +36,7 @@ run: install browser  ## install (and Chromium, which draws shared links' pictur
 cluster: install services nginx  ## try the production setup: nginx on http://127.0.0.1:CLUSTER_PORT (8080) in front of N (2) app processes on PostgreSQL and Redis
 	$(BIN)/python -m deploy.cluster --processes $(N) --port $(CLUSTER_PORT)
 
-test: install-test install-js browser nginx services lint typecheck pytest  ## everything the tests need, then all checks and every test
+test: install-test native install-js browser nginx services lint typecheck pytest  ## everything the tests need, then all checks and every test
 
 check: install-test install-js nginx services lint typecheck  ## the inner loop: lint, types, the tests not marked slow or browser
 	$(TESTED_BUILD) $(BIN)/pytest -n $(WORKERS) -m 'not slow and not browser'
@@ -71,7 +71,7 @@ node_modules/.installed: package.json package-lock.json
 
 install: $(VENV)/.installed native  ## the locked runtime dependencies, the project (editable), the rules compiled
 install-js: node_modules/.installed  ## the locked JavaScript lint tools (npm ci)
-install-test: $(VENV)/.installed-test native  ## the same plus the locked test tools
+install-test: $(VENV)/.installed-test  ## the runtime and test dependencies (not compiling: `make check` stays quick)
 
 # The compiler: mypy (mypyc ships with it) and setuptools (its build_ext), locked like the rest.
 $(VENV)/.installed-build: requirements-build.lock | $(BIN)/python
@@ -81,11 +81,13 @@ $(VENV)/.installed-build: requirements-build.lock | $(BIN)/python
 # The rules modules that pay, compiled with mypyc into build/mypyc (build_native.py), where
 # games/native.py loads them only while every source they were compiled from is unchanged; pure
 # Python runs where compiling is impossible (one line says why). Run every time: it compares the
-# sources' hashes with the build's and does nothing when current (0.3 s). Under `make test` and
-# `make check` a module mypyc refuses is an error, since both builds must stay green.
+# sources' hashes with the build's and does nothing when current (0.3 s). Under `make test` a module
+# mypyc refuses is an error, since both builds must stay green. `make check` does not compile (a
+# minute of the inner loop after each edit of a rule): it tests the compiled build if current,
+# else the pure one.
 native: $(VENV)/.installed $(VENV)/.installed-build  ## compile the rules with mypyc (pure Python where impossible); HEXMOOT_PURE=1 runs pure
 	$(BIN)/python build_native.py $(NATIVE_FLAGS)
-test check: NATIVE_FLAGS = --strict
+test: NATIVE_FLAGS = --strict
 # Each test run says which build it expects (tests/games/test_build.py checks it is the one loaded).
 TESTED_BUILD = HEXMOOT_EXPECT_BUILD=$$($(BIN)/python build_native.py --status)
 
@@ -145,7 +147,7 @@ pytest: install-js  ## every test, slow and browser ones included, in parallel (
 	$(TESTED_BUILD) $(BIN)/pytest -n $(WORKERS)
 	HEXMOOT_PURE=1 HEXMOOT_EXPECT_BUILD=pure $(BIN)/pytest -n $(WORKERS) tests/games games
 
-bench: install-test services  ## rules engines, then the server under load (figures, never pass/fail)
+bench: install-test native services  ## rules engines, then the server under load (figures, never pass/fail)
 	$(BIN)/python -m games bench
 	@if [ -f tests/load/bench.py ]; then $(BIN)/python -m tests.load.bench; fi
 
