@@ -208,7 +208,7 @@ async def test_a_bot_move_for_a_game_that_moved_on_is_dropped(alone: FastAPI) ->
     after it. (Should the bot ever answer before the resignation, its move is played instead: the
     test then checks the same invariants, one bot move at most.)"""
     bots = alone.state.service.bots
-    played, dropped = bots.played, bots.dropped
+    played, dropped, searches = bots.played, bots.dropped, bots.pool.calls
     transport = httpx.ASGITransport(app=alone)
     async with checked(httpx.AsyncClient(transport=transport, base_url="http://testserver")) as ann:
         await ann.put("/api/me", json={"name": "Ann"})
@@ -224,6 +224,9 @@ async def test_a_bot_move_for_a_game_that_moved_on_is_dropped(alone: FastAPI) ->
             json={"move": picker.pick(), "version": 2, "msg_id": "a1"},
         )
         assert moved.status_code == 200, moved.text
+        # Resign once the search has begun: resigning before it (a busy machine can be that
+        # slow to wake the driver) would leave the bot nothing to decide at all.
+        await poll(lambda: bots.pool.calls > searches, "the bot's search to begin")
         resigned = await ann.post(f"/api/games/{game_id}/resign", json={"msg_id": "r1"})
         assert resigned.status_code == 200, resigned.text
         await poll(lambda: bots.played + bots.dropped > played + dropped, "the bot's decision")
