@@ -1,4 +1,5 @@
-"""The archive benchmark: 100,000 finished games seeded, each filter's query plan and page time.
+"""The archive benchmark: 1,000,000 finished games seeded (``--archive-games``), each filter's
+query plan and page time.
 
 Times two things for every filter: the repository's query alone (the SQL the server runs, through
 the async engine) and the whole HTTP request to ``/api/archive`` on a real uvicorn process.

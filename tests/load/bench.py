@@ -1,5 +1,5 @@
 """``python -m tests.load.bench``: the server under websocket load, a slow rules call, then the
-archive at 100,000 games; and the flag latency of real-time clocks (deadline to the ``timeout``
+archive at 1,000,000 games; and the flag latency of real-time clocks (deadline to the ``timeout``
 event at the player).
 
 Defaults: the target on a 2-core machine with SQLite, 500 games with 2 spectators each (2,000
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--game", default="exxit", choices=games.names())
     parser.add_argument("--options", nargs="*", default=[], metavar="NAME=VALUE")
-    parser.add_argument("--archive-games", type=int, default=100_000)
+    parser.add_argument("--archive-games", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
