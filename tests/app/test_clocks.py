@@ -223,7 +223,10 @@ async def test_a_database_outage_under_a_living_process_costs_no_clock_time(
     database is back, whichever comes first (a sign of life, a deadline look, the move) credits
     the outage: no flag, and the mover is charged only its time before it."""
     clock = fresh_clock()
-    async with running(database_url, clock) as app:
+    # OUTAGE_AFTER 30 s, not 3: the sign of life written before the outage must count even when a
+    # busy machine answers it seconds late (a beat answered later than OUTAGE_AFTER of real time
+    # vouches for nothing), and the outage below lasts 600 s of the game's clock all the same.
+    async with running(database_url, clock, outage_after=30.0) as app:
         table = await Table.start(app, BLITZ_1_0)
         await table.play(2)
         clock.advance(5)  # seat 1 thinks for 5 s
