@@ -95,7 +95,9 @@ def test_the_moves_copy_as_text_and_the_position_saves_as_svg_and_png(
         expect(player.locator("#conn")).to_have_attribute("data-state", "open")
         player.click("#export summary")
 
-        # The text: the opening and the choice on lines of their own, then the numbered moves.
+        # The text: the opening and the choice on lines of their own, then the numbered moves
+        # (written once the snapshot is in, which a busy machine can deliver after "open").
+        expect(player.locator("#move-text")).not_to_have_value("")
         text = player.input_value("#move-text")
         lines = text.split("\n")
         assert lines[:2] == [f"Opening: {moves[0]}", f"Choice: takes {moves[1]}"], lines
