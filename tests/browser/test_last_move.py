@@ -155,6 +155,9 @@ def test_the_move_slides_along_its_path_unless_reduced_motion(
         g.play(text)
     watcher = seat_page(guests, server, g, 0, reduced_motion=motion)
     watcher.evaluate(RECORD_ANIMATIONS)
+    # the position before the move is drawn first: a snapshot arriving after the move (a busy
+    # machine) would draw it already made, with nothing to animate
+    wait_moves(watcher, len(moves) - 1)
     g.play(moves[-1])
     wait_moves(watcher, len(moves))
     made = watcher.evaluate("window.animations")
